@@ -1,0 +1,53 @@
+# The README's two commands: `make demo` and `make test`. Each sets up its own environment
+# (a .venv with the CPU build of torch first, then this package) and is quick when set up.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Re-install only when the declared dependencies change.
+STAMP := $(VENV)/.hinter-installed-$(shell cat pyproject.toml requirements/cpu.lock 2>/dev/null | cksum | cut -d' ' -f1)
+CORES ?= all
+# Offline by design: a hub miss must fail at once instead of hanging for a minute.
+OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 TOKENIZERS_PARALLELISM=false
+
+.PHONY: demo test bench lint format dryrun report clean-demo env
+
+env: $(STAMP)
+
+$(STAMP): pyproject.toml requirements/cpu.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
+	# torch first and pinned: any other request would pull the CUDA build (gigabytes).
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -c requirements/cpu.lock -e '.[dev]'
+	@rm -f $(VENV)/.hinter-installed-*
+	@touch $@
+
+demo: $(STAMP)
+	$(OFFLINE) $(BIN)/snakemake --cores $(CORES) --configfile config/demo.yaml --profile workflow/profiles/default
+
+test: $(STAMP)
+	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(OFFLINE) $(BIN)/python -m pytest tests/benchmarks -m benchmark -s $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests workflow/scripts notebooks
+	$(BIN)/ruff format --check src tests workflow/scripts
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	$(OFFLINE) $(BIN)/snakemake --lint --configfile config/demo.yaml
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix src tests workflow/scripts
+	$(BIN)/ruff format src tests workflow/scripts
+	$(BIN)/snakefmt Snakefile workflow/rules
+
+dryrun: $(STAMP)
+	$(OFFLINE) $(BIN)/snakemake -n --quiet rules --configfile config/config.yaml
+
+report: $(STAMP)
+	$(OFFLINE) $(BIN)/snakemake --configfile config/demo.yaml --report results/demo/report.html
+
+clean-demo:
+	rm -rf results/demo

@@ -1,0 +1,32 @@
+# HInter workflow: regenerates every result of the HInter study (RQ1–RQ6) from raw data.
+#   snakemake --cores 32 --use-conda            the paper (config/config.yaml)
+#   snakemake --cores 8 rq3                     one research question
+#   snakemake --configfile config/demo.yaml     the offline demo (make demo)
+import os
+
+# The paper's config is the default; a --configfile replaces it instead of being merged into it.
+if not workflow.overwrite_configfiles:
+
+    configfile: os.path.join(workflow.basedir, "config", "config.yaml")
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/demo.smk"
+include: "workflow/rules/dictionary.smk"
+include: "workflow/rules/mutate.smk"
+include: "workflow/rules/invariant.smk"
+include: "workflow/rules/models.smk"
+include: "workflow/rules/oracle.smk"
+include: "workflow/rules/rq.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        rules.rq1.input,
+        rules.rq2.input,
+        rules.rq3.input,
+        rules.rq4.input,
+        rules.rq5.input,
+        rules.rq6.input,

@@ -1,0 +1,138 @@
+"""Atomic file output and checked input.
+
+Every writer goes to a temporary file in the destination folder and is renamed into place only
+when complete, so an error or a kill never leaves a half-written output behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hinter.errors import DataError
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``path``; rename it to ``path`` if the block succeeds."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.replace(tmp_path, path)
+    finally:
+        tmp_path.unlink(missing_ok=True)
+
+
+def write_text(path: str | Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    """Write JSON with sorted keys and a trailing newline (byte-stable across runs)."""
+    write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+
+
+def read_json(path: str | Path) -> Any:
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{path}: file not found") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+
+
+def write_parquet(table: pa.Table, path: str | Path, schema: pa.Schema | None = None) -> None:
+    """Write one Parquet file atomically, cast to ``schema`` when given."""
+    if schema is not None:
+        table = conform(table, schema, where=str(path))
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None) -> pa.Table:
+    """Read a Parquet file; a corrupt file or a missing column is a one-line DataError."""
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    try:
+        table = pq.read_table(path, columns=columns)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+    if schema is not None:
+        wanted = schema if columns is None else pa.schema([schema.field(c) for c in columns])
+        table = conform(table, wanted, where=str(path))
+    return table
+
+
+def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
+    """Select and cast ``table`` to ``schema``; name the file and column when it cannot."""
+    missing = [f.name for f in schema if f.name not in table.column_names]
+    if missing:
+        raise DataError(f"{where}: missing column(s) {', '.join(missing)}")
+    try:
+        return table.select(schema.names).cast(schema)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        raise DataError(f"{where}: columns do not match the expected types ({_first_line(exc)})") from None
+
+
+class ParquetStreamWriter:
+    """Write a Parquet file row group by row group, atomically (rename on successful close).
+
+    Used by stages whose output is too large to hold in memory (mutants, validity).
+    """
+
+    def __init__(self, path: str | Path, schema: pa.Schema):
+        self.path = Path(path)
+        self.schema = schema
+        self._ctx = atomic_path(self.path)
+        self._tmp = self._ctx.__enter__()
+        self._writer = pq.ParquetWriter(self._tmp, schema, compression="zstd")
+        self.rows = 0
+
+    def write(self, table_or_rows: pa.Table | list[dict]) -> None:
+        if isinstance(table_or_rows, list):
+            if not table_or_rows:
+                return
+            table = pa.Table.from_pylist(table_or_rows, schema=self.schema)
+        else:
+            table = conform(table_or_rows, self.schema, where=str(self.path))
+        if table.num_rows:
+            self._writer.write_table(table)
+            self.rows += table.num_rows
+
+    def close(self) -> None:
+        self._writer.close()
+        self._ctx.__exit__(None, None, None)
+
+    def abort(self, exc: BaseException) -> None:
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        self._ctx.__exit__(type(exc), exc, exc.__traceback__)
+
+    def __enter__(self) -> ParquetStreamWriter:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc is None:
+            self.close()
+        else:
+            self.abort(exc)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,144 @@
+"""What a configuration asks for: suites, tracks, model runs and shards.
+
+The workflow's DAG follows from the config alone (no checkpoints), so every enumeration the
+Snakefile needs lives here as a pure function of the validated config. Keep imports light: the
+Snakefile imports this module in the main Snakemake process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+
+# The paper names the race x gender combination "race+gender"; every other suite lists its
+# attributes alphabetically (DESIGN §4: inter-body+gender, inter-body+race, inter-body+gender+race).
+_PAPER_ORDER = {("gender", "race"): ("race", "gender")}
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A mutation suite: the attributes mutated together and an optional document limit."""
+
+    attributes: tuple[str, ...]
+    max_documents: int | None = None
+
+    @property
+    def order(self) -> int:
+        return len(self.attributes)
+
+    @property
+    def name(self) -> str:
+        return suite_name(self.attributes)
+
+
+@dataclass(frozen=True)
+class ModelRun:
+    """One model under test on one dataset (a fine-tuned encoder or a prompted LLM)."""
+
+    model: str
+    dataset: str
+    kind: str  # "encoder" | "llm"
+    track: str
+
+    @property
+    def implemented(self) -> bool:
+        """Whether the workflow can predict with this run yet (the LLM stage is not wired in)."""
+        return self.kind == "encoder"
+
+
+def suite_name(attributes: tuple[str, ...] | list[str]) -> str:
+    """Canonical suite name: ``atomic-<a>`` or ``inter-<a>+<b>[+<c>...]``."""
+    attrs = tuple(sorted(attributes))
+    if len(attrs) == 1:
+        return f"atomic-{attrs[0]}"
+    return "inter-" + "+".join(_PAPER_ORDER.get(attrs, attrs))
+
+
+def parse_suite(name: str) -> tuple[str, ...]:
+    """Inverse of :func:`suite_name`: the sorted attributes of a suite name."""
+    kind, _, rest = name.partition("-")
+    if kind not in ("atomic", "inter") or not rest:
+        raise ValueError(f"not a suite name: {name!r}")
+    attrs = tuple(sorted(rest.split("+")))
+    if (kind == "atomic") != (len(attrs) == 1):
+        raise ValueError(f"not a suite name: {name!r}")
+    return attrs
+
+
+def model_runs(config: dict) -> list[ModelRun]:
+    """Every (model, dataset) pair under test, encoders first, in config order."""
+    runs = []
+    models = config.get("models", {})
+    for name, spec in models.get("encoders", {}).items():
+        for ds in spec["datasets"]:
+            runs.append(ModelRun(name, ds, "encoder", spec.get("track", "encoder")))
+    for name, spec in models.get("llms", {}).items():
+        if not spec.get("enabled", True):
+            continue
+        for ds in spec["datasets"]:
+            runs.append(ModelRun(name, ds, "llm", spec.get("track", "llm")))
+    return [r for r in runs if r.dataset in config["datasets"]]
+
+
+def tracks(config: dict, dataset: str) -> list[str]:
+    """Tracks (model-visible windows) needed for a dataset, in first-use order."""
+    seen: list[str] = []
+    for run in model_runs(config):
+        if run.dataset == dataset and run.track not in seen:
+            seen.append(run.track)
+    return seen
+
+
+def suites(config: dict, dataset: str, track: str, model: str | None = None) -> list[Suite]:
+    """Suites to generate for (dataset, track), or to test for one model when ``model`` is given.
+
+    Base orders apply everywhere; ``mutation.higher_orders`` entries only where their dataset and
+    model filters match. Atomic suites of every tested attribute are always present, because the
+    atomic parents of intersectional mutants are needed to decide hidden bias.
+    """
+    attributes = list(config["attributes"])
+    mutation = config.get("mutation", {})
+    wanted: dict[tuple[str, ...], int | None] = {}
+
+    def add(order: int, limit: int | None) -> None:
+        for combo in combinations(sorted(attributes), order):
+            if combo not in wanted:
+                wanted[combo] = limit
+            elif wanted[combo] is not None:  # an unlimited request wins over a limited one
+                wanted[combo] = None if limit is None else max(wanted[combo], limit)
+
+    add(1, None)
+    for order in mutation.get("orders", [1, 2]):
+        if order <= len(attributes):
+            add(order, None)
+    track_models = {r.model for r in model_runs(config) if r.dataset == dataset and r.track == track}
+    for extra in mutation.get("higher_orders", []):
+        if extra["order"] > len(attributes):
+            continue
+        if extra.get("datasets") is not None and dataset not in extra["datasets"]:
+            continue
+        allowed = extra.get("models")
+        if allowed is not None:
+            if model is not None and model not in allowed:
+                continue
+            if model is None and not track_models.intersection(allowed):
+                continue
+        add(extra["order"], extra.get("max_documents"))
+    result = [Suite(combo, limit) for combo, limit in wanted.items()]
+    return sorted(result, key=lambda s: (s.order, s.name))
+
+
+def shard_ids(config: dict, dataset: str) -> list[str]:
+    """Zero-padded shard identifiers of a dataset ("000", "001", ...)."""
+    mutation = config.get("mutation", {})
+    n = mutation.get("shards", {}).get(dataset, mutation.get("default_shards", 4))
+    return [f"{i:03d}" for i in range(n)]
+
+
+def n_shards(config: dict, dataset: str) -> int:
+    return len(shard_ids(config, dataset))
+
+
+def run_dir(config: dict) -> str:
+    """The run directory, ``<results_dir>/<run_name>`` (relative to the working directory)."""
+    return f"{config.get('results_dir', 'results').rstrip('/')}/{config['run_name']}"

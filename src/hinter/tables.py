@@ -1,0 +1,116 @@
+"""Column contracts of the intermediate tables (DESIGN §4). Names are stable once used.
+
+Every stage reads and writes these through :func:`hinter.io.read_parquet` /
+:func:`hinter.io.write_parquet` with the schema, so a file that drifts from its contract fails
+with a message naming the file and column instead of deep inside a later stage.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+LABELS = pa.list_(pa.int32())
+
+# results/<run>/data/<dataset>/<split>.parquet — one row per document of a split.
+DOCUMENTS = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("text", pa.string()),
+        pa.field("labels", LABELS),
+    ]
+)
+
+# results/<run>/data/<dataset>/tested/<shard>.parquet — the documents under test, by shard.
+# `position` is the document's rank in the tested order (splits in config order, then rows), so
+# "the first N documents" (e.g. RQ5's first 10K IMDB reviews) is `position < N` in every shard.
+TESTED_DOCUMENTS = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("split", pa.string()),
+        pa.field("position", pa.int64()),
+        pa.field("text", pa.string()),
+        pa.field("labels", LABELS),
+    ]
+)
+
+# results/<run>/dictionary/pairs.parquet — directed word pairs of every attribute.
+PAIRS = pa.schema(
+    [
+        pa.field("pair_id", pa.string(), nullable=False),
+        pa.field("attribute", pa.string()),
+        pa.field("source_class", pa.string()),
+        pa.field("target_class", pa.string()),
+        pa.field("source", pa.string()),
+        pa.field("target", pa.string()),
+        pa.field("provenance", pa.string()),
+    ]
+)
+
+EDIT = pa.struct(
+    [
+        pa.field("start", pa.int32()),  # character offsets into the original text
+        pa.field("end", pa.int32()),
+        pa.field("replacement", pa.string()),
+    ]
+)
+
+# results/<run>/mutants/<track>/<dataset>/<suite>/<shard>.parquet — mutants stored as edits.
+# role = "mutant" for members of the suite, "parent" for the atomic parents an intersectional
+# suite carries so that it is self-contained for the oracle (same mutant_id as in the atomic suite).
+MUTANTS = pa.schema(
+    [
+        pa.field("mutant_id", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("order", pa.int8()),
+        pa.field("role", pa.string()),
+        pa.field("attributes", pa.list_(pa.string())),
+        pa.field("pair_ids", pa.list_(pa.string())),
+        pa.field("edits", pa.list_(EDIT)),
+        pa.field("parent_ids", pa.list_(pa.string())),
+    ]
+)
+
+# results/<run>/validity/<track>/<dataset>/<suite>/<shard>.parquet — one row per mutants row.
+# reason: ok | sentence_count | pos | dep | too_long | disabled (invariant switched off)
+VALIDITY = pa.schema(
+    [
+        pa.field("mutant_id", pa.string(), nullable=False),
+        pa.field("valid", pa.bool_()),
+        pa.field("reason", pa.string()),
+        pa.field("sentence_index", pa.int32()),  # null when no sentence is at fault
+    ]
+)
+
+# results/<run>/predictions/<model>/<dataset>/<shard>.parquet — originals (text_id = doc_id)
+# and mutants (text_id = mutant_id). status: ok | skipped_identical | error.
+PREDICTIONS = pa.schema(
+    [
+        pa.field("text_id", pa.string(), nullable=False),
+        pa.field("kind", pa.string()),  # original | mutant
+        pa.field("labels", LABELS),
+        pa.field("scores", pa.list_(pa.float32())),
+        pa.field("confidence", pa.float32()),
+        pa.field("status", pa.string()),
+    ]
+)
+
+# results/<run>/outcomes/<model>/<dataset>/<suite>.parquet — one row per mutant of the suite.
+# pattern: the truth-table cell, e.g. "E,B,B" (mutant, parent 1, parent 2), or "parent discarded";
+# null for atomic mutants. correct_*: right | wrong | no_answer.
+OUTCOMES = pa.schema(
+    [
+        pa.field("mutant_id", pa.string(), nullable=False),
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("order", pa.int8()),
+        pa.field("valid", pa.bool_()),
+        pa.field("biased", pa.bool_()),
+        pa.field("parent_biased", pa.list_(pa.bool_())),
+        pa.field("parents_valid", pa.bool_()),
+        pa.field("hidden", pa.bool_()),
+        pa.field("pattern", pa.string()),
+        pa.field("correct_original", pa.string()),
+        pa.field("correct_mutant", pa.string()),
+        pa.field("confidence_original", pa.float32()),
+        pa.field("confidence", pa.float32()),
+    ]
+)

@@ -1,0 +1,178 @@
+# Start-up: config validation, paths and the enumerations the rules share.
+# All logic lives in the hinter package (src/hinter); this file only wires it to Snakemake.
+import os
+import sys
+from pathlib import Path
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+# The package reaches every job through PYTHONPATH, both in a plain virtual environment (where
+# it is also installed) and under --use-conda (where the environments hold only dependencies).
+SRC = str(Path(workflow.basedir) / "src")
+sys.path.insert(0, SRC)
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(p for p in (SRC, os.environ.get("PYTHONPATH", "")) if p)
+)
+
+from hinter import plan
+from hinter.config import validate_config
+from hinter.errors import ConfigError
+
+try:
+    _validated = validate_config(
+        config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+    )
+except ConfigError as exc:
+    sys.exit(f"hinter: {exc}")
+config.clear()
+config.update(_validated)
+
+RUN = plan.run_dir(config)
+RESOURCES = Path(workflow.basedir) / "resources"
+LOGS = f"{RUN}/logs"
+CORE_ENV = "../envs/hinter.yaml"
+MODELS_ENV = "../envs/models.yaml"
+DATASETS = list(config["datasets"])
+SPLITS = ["train", "validation", "test"]
+DEMO = config["data"]["source"] == "demo"
+
+
+wildcard_constraints:
+    dataset="|".join(DATASETS),
+    split="train|validation|test",
+    shard=r"\d{3}",
+    suite=r"(atomic|inter)-[A-Za-z0-9_+-]+",
+    track=r"[A-Za-z0-9_-]+",
+    model=r"[A-Za-z0-9_.-]+",
+
+
+def shards(dataset):
+    return plan.shard_ids(config, dataset)
+
+
+def suite_names(dataset, track, model=None):
+    return [s.name for s in plan.suites(config, dataset, track, model)]
+
+
+def suite_spec(dataset, track, suite):
+    """The plan.Suite behind a suite name (its attributes and document limit)."""
+    for s in plan.suites(config, dataset, track):
+        if s.name == suite:
+            return s
+    raise ValueError(f"suite {suite} is not planned for {dataset}/{track}")
+
+
+def model_runs(implemented_only=True):
+    return [r for r in plan.model_runs(config) if r.implemented or not implemented_only]
+
+
+def model_track(model):
+    for r in plan.model_runs(config):
+        if r.model == model:
+            return r.track
+    raise ValueError(f"unknown model {model}")
+
+
+# Paths of the intermediate tables (DESIGN §4); rules and input functions use only these.
+def documents(dataset, split):
+    return f"{RUN}/data/{dataset}/{split}.parquet"
+
+
+def dataset_meta(dataset):
+    return f"{RUN}/data/{dataset}/meta.json"
+
+
+def tested(dataset, shard):
+    return f"{RUN}/data/{dataset}/tested/{shard}.parquet"
+
+
+def mutants(track, dataset, suite, shard):
+    return f"{RUN}/mutants/{track}/{dataset}/{suite}/{shard}.parquet"
+
+
+def validity(track, dataset, suite, shard):
+    return f"{RUN}/validity/{track}/{dataset}/{suite}/{shard}.parquet"
+
+
+def predictions(model, dataset, shard):
+    return f"{RUN}/predictions/{model}/{dataset}/{shard}.parquet"
+
+
+def outcomes(model, dataset, suite):
+    return f"{RUN}/outcomes/{model}/{dataset}/{suite}.parquet"
+
+
+def all_tested():
+    return [tested(ds, sh) for ds in DATASETS for sh in shards(ds)]
+
+
+def all_mutants():
+    return [
+        mutants(track, ds, suite, sh)
+        for ds in DATASETS
+        for track in plan.tracks(config, ds)
+        for suite in suite_names(ds, track)
+        for sh in shards(ds)
+    ]
+
+
+def all_validity():
+    return [
+        validity(track, ds, suite, sh)
+        for ds in DATASETS
+        for track in plan.tracks(config, ds)
+        for suite in suite_names(ds, track)
+        for sh in shards(ds)
+    ]
+
+
+def all_predictions():
+    return [predictions(r.model, r.dataset, sh) for r in model_runs() for sh in shards(r.dataset)]
+
+
+def all_outcomes():
+    return [
+        outcomes(r.model, r.dataset, suite)
+        for r in model_runs()
+        for suite in suite_names(r.dataset, r.track, r.model)
+    ]
+
+
+def model_dir(model, dataset):
+    return f"{RUN}/models/{model}/{dataset}"
+
+
+def parser_pipeline():
+    """The invariant's spaCy pipeline: the trained demo pipeline or an installed package."""
+    pipeline = config["parser"]["pipeline"]
+    return f"{RUN}/parser/pipeline" if pipeline == "demo" else pipeline
+
+
+def parser_input(wildcards):
+    return [parser_pipeline()] if config["parser"]["pipeline"] == "demo" else []
+
+
+def predict_inputs(wc):
+    """A model's inputs for one shard: its weights, the originals and every suite's mutants."""
+    track = model_track(wc.model)
+    suites = suite_names(wc.dataset, track, wc.model)
+    return {
+        "model": f"{model_dir(wc.model, wc.dataset)}/model",
+        "docs": tested(wc.dataset, wc.shard),
+        "mutants": [mutants(track, wc.dataset, s, wc.shard) for s in suites],
+        "validity": [validity(track, wc.dataset, s, wc.shard) for s in suites],
+    }
+
+
+def outcome_inputs(wc):
+    """Everything the oracle needs for one (model, dataset, suite), over all shards."""
+    track = model_track(wc.model)
+    return {
+        "docs": [tested(wc.dataset, sh) for sh in shards(wc.dataset)],
+        "mutants": [mutants(track, wc.dataset, wc.suite, sh) for sh in shards(wc.dataset)],
+        "validity": [validity(track, wc.dataset, wc.suite, sh) for sh in shards(wc.dataset)],
+        "predictions": [predictions(wc.model, wc.dataset, sh) for sh in shards(wc.dataset)],
+        "meta": dataset_meta(wc.dataset),
+    }

@@ -1,0 +1,41 @@
+# Data layer: the datasets under test, normalised to documents tables, then split into shards.
+
+
+if not DEMO:
+
+    rule download_dataset:
+        """Download one dataset from the HuggingFace hub, normalise it and check its facts."""
+        output:
+            splits=expand(documents("{{dataset}}", "{split}"), split=SPLITS),
+            meta=dataset_meta("{dataset}"),
+        log:
+            f"{LOGS}/data/download_{{dataset}}.log",
+        conda:
+            CORE_ENV
+        threads: 2
+        resources:
+            downloads=1,
+        params:
+            source=lambda wc: config["data"]["hub"].get(wc.dataset, {}),
+        script:
+            "../scripts/download_dataset.py"
+
+
+rule shard_documents:
+    """The tested documents of one shard (splits in config order; first N when capped)."""
+    input:
+        splits=lambda wc: [documents(wc.dataset, s) for s in config["data"]["test_splits"]],
+        meta=dataset_meta("{dataset}"),
+    output:
+        tested("{dataset}", "{shard}"),
+    log:
+        f"{LOGS}/data/shard_{{dataset}}_{{shard}}.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        splits=config["data"]["test_splits"],
+        n_shards=lambda wc: len(shards(wc.dataset)),
+        max_documents=config["data"]["max_documents"],
+    script:
+        "../scripts/shard_documents.py"

@@ -1,0 +1,45 @@
+# Models under test: fine-tuning of encoders and the batched, cached inference engine (issue 6).
+
+
+rule train_encoder:
+    """Fine-tune one encoder on one dataset (LexGLUE recipe); keep the best epoch."""
+    input:
+        splits=lambda wc: [documents(wc.dataset, s) for s in SPLITS],
+        meta=lambda wc: dataset_meta(wc.dataset),
+    output:
+        model=directory(f"{RUN}/models/{{model}}/{{dataset}}/model"),
+        metrics=f"{RUN}/models/{{model}}/{{dataset}}/metrics.json",
+    log:
+        f"{LOGS}/models/train_{{model}}_{{dataset}}.log",
+    conda:
+        MODELS_ENV
+    threads: 4
+    resources:
+        gpu=1,
+    params:
+        spec=lambda wc: config["models"]["encoders"][wc.model],
+        training=config["models"]["training"],
+        seed=config["seed"],
+    script:
+        "../scripts/train_encoder.py"
+
+
+rule predict:
+    """Predictions for the originals and mutants of one shard (deduplicated, cached)."""
+    input:
+        unpack(predict_inputs),
+    output:
+        predictions("{model}", "{dataset}", "{shard}"),
+    log:
+        f"{LOGS}/predict/{{model}}/{{dataset}}/{{shard}}.log",
+    conda:
+        MODELS_ENV
+    threads: 4
+    resources:
+        gpu=1,
+    params:
+        inference=config["models"]["inference"],
+        keep_discarded=config["invariant"]["keep_discarded"],
+        cache_dir=config["cache_dir"],
+    script:
+        "../scripts/predict.py"

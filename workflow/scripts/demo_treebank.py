@@ -1,0 +1,3 @@
+"""Placeholder: implemented by its stage issue."""
+
+raise NotImplementedError("demo_treebank")

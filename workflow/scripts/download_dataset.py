@@ -1,0 +1,15 @@
+"""Rule download_dataset: hub dataset -> documents tables + meta.json."""
+
+from pathlib import Path
+
+from hinter import data
+from hinter.workflow import run
+
+run(
+    snakemake,
+    lambda: data.prepare_from_hub(
+        snakemake.wildcards.dataset,
+        snakemake.params.source,
+        Path(snakemake.output.meta).parent,
+    ),
+)

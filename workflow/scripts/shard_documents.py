@@ -1,0 +1,19 @@
+"""Rule shard_documents: the tested documents that fall into one shard."""
+
+from hinter import data, io, tables
+from hinter.workflow import run
+
+
+def main():
+    splits = snakemake.params.splits
+    table = data.tested_shard(
+        dict(zip(splits, snakemake.input.splits, strict=True)),
+        splits,
+        shard=int(snakemake.wildcards.shard),
+        n_shards=snakemake.params.n_shards,
+        max_documents=snakemake.params.max_documents,
+    )
+    io.write_parquet(table, snakemake.output[0], tables.TESTED_DOCUMENTS)
+
+
+run(snakemake, main)
