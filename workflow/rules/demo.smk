@@ -1,5 +1,6 @@
-# The offline demo substrate (DESIGN §6): synthetic corpora and SBIC file, a treebank of the
-# same grammar, and a small spaCy pipeline trained on it. Same schemas as the real inputs.
+# The offline demo substrate (DESIGN §6): synthetic corpora, a treebank of the same grammar and a
+# small spaCy pipeline trained on it. Same schemas as the real inputs. (The synthetic SBIC file is
+# made in dictionary.smk, next to the extraction that reads it.)
 
 
 if DEMO:
@@ -19,24 +20,6 @@ if DEMO:
             labels=str(RESOURCES / "labels"),
         script:
             "../scripts/demo_dataset.py"
-
-
-rule demo_sbic:
-    """A synthetic SBIC-format aggregated CSV (one per SBIC split)."""
-    output:
-        f"{RUN}/sbic/SBIC.v2.agg.{{sbic_split}}.csv",
-    log:
-        f"{LOGS}/demo/sbic_{{sbic_split}}.log",
-    wildcard_constraints:
-        sbic_split="trn|dev|tst",
-    conda:
-        CORE_ENV
-    threads: 1
-    params:
-        posts=config["data"]["demo"]["sbic_posts"],
-        seed=config["data"]["demo"]["seed"],
-    script:
-        "../scripts/demo_sbic.py"
 
 
 rule demo_treebank:

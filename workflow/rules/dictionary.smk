@@ -22,3 +22,21 @@ rule compile_pairs:
         custom=config["dictionary"]["custom"],
     script:
         "../scripts/compile_pairs.py"
+
+
+rule demo_sbic:
+    """A synthetic SBIC-format aggregated CSV (one per SBIC split)."""
+    output:
+        f"{RUN}/sbic/SBIC.v2.agg.{{sbic_split}}.csv",
+    log:
+        f"{LOGS}/demo/sbic_{{sbic_split}}.log",
+    wildcard_constraints:
+        sbic_split="trn|dev|tst",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        posts=config["data"]["demo"]["sbic_posts"],
+        seed=config["data"]["demo"]["seed"],
+    script:
+        "../scripts/demo_sbic.py"
