@@ -1,3 +1,3 @@
-"""HInter: atomic, intersectional and hidden intersectional bias testing of text classifiers and LLMs."""
+"""HInter: atomic, intersectional and hidden intersectional bias testing of NLP models."""
 
 __version__ = "0.1.0"

@@ -64,7 +64,9 @@ def _describe(error: ValidationError, schema: dict) -> str:
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         return f"config key '{_key(path)}': expected {expected}, got {error.instance!r}"
     if error.validator == "enum":
-        return f"config key '{_key(path)}': {error.instance!r} is not one of {error.validator_value}"
+        return (
+            f"config key '{_key(path)}': {error.instance!r} is not one of {error.validator_value}"
+        )
     return f"config key '{_key(path)}': {error.message}"
 
 
@@ -119,14 +121,18 @@ def _check_references(cfg: dict) -> None:
             raise _unknown("attributes", attr, "attribute", attributes)
 
     mutation = cfg["mutation"]
+    # Per-dataset settings may name any known dataset, so that `--config datasets=[...]` can
+    # narrow a run without editing every section.
     for ds in mutation["shards"]:
-        if ds not in datasets:
-            raise _unknown(f"mutation.shards.{ds}", ds, "dataset", datasets)
+        if ds not in KNOWN_DATASETS:
+            raise _unknown(f"mutation.shards.{ds}", ds, "dataset", KNOWN_DATASETS)
     tracks = mutation["tracks"]
     for name, track in tracks.items():
         for ds in track.get("per_dataset", {}):
-            if ds not in datasets:
-                raise _unknown(f"mutation.tracks.{name}.per_dataset.{ds}", ds, "dataset", datasets)
+            if ds not in KNOWN_DATASETS:
+                raise _unknown(
+                    f"mutation.tracks.{name}.per_dataset.{ds}", ds, "dataset", KNOWN_DATASETS
+                )
     n_attr = len(cfg["attributes"])
     for order in mutation["orders"]:
         if order > n_attr:
@@ -144,7 +150,9 @@ def _check_references(cfg: dict) -> None:
             model_names.add(name)
             for ds in spec["datasets"]:
                 if ds not in KNOWN_DATASETS:
-                    raise _unknown(f"models.{section}.{name}.datasets", ds, "dataset", KNOWN_DATASETS)
+                    raise _unknown(
+                        f"models.{section}.{name}.datasets", ds, "dataset", KNOWN_DATASETS
+                    )
             track = spec.get("track", "encoder" if section == "encoders" else "llm")
             if track not in tracks:
                 raise _unknown(f"models.{section}.{name}.track", track, "track", tracks)
@@ -166,8 +174,8 @@ def _check_references(cfg: dict) -> None:
                 f"than the {n_attr} configured"
             )
         for ds in extra.get("datasets") or []:
-            if ds not in datasets:
-                raise _unknown(f"{key}.datasets", ds, "dataset", datasets)
+            if ds not in KNOWN_DATASETS:
+                raise _unknown(f"{key}.datasets", ds, "dataset", KNOWN_DATASETS)
         for model in extra.get("models") or []:
             if model not in model_names:
                 raise _unknown(f"{key}.models", model, "model", model_names)

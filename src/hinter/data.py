@@ -51,34 +51,71 @@ class DatasetFacts:
 # download. Pin `data.hub.<dataset>.revision` to it to freeze a reproduction.
 FACTS: dict[str, DatasetFacts] = {
     "ecthr_a": DatasetFacts(
-        "ecthr_a", "multi_label", "coastalcph/lex_glue", "ecthr_a", "main", "text", "labels",
-        10, {"train": 9000, "validation": 1000, "test": 1000},
-        hub_label_names=ECTHR_ARTICLES, empty_label_name="none",
+        "ecthr_a",
+        "multi_label",
+        "coastalcph/lex_glue",
+        "ecthr_a",
+        "main",
+        "text",
+        "labels",
+        10,
+        {"train": 9000, "validation": 1000, "test": 1000},
+        hub_label_names=ECTHR_ARTICLES,
+        empty_label_name="none",
     ),
     "scotus": DatasetFacts(
-        "scotus", "multi_class", "coastalcph/lex_glue", "scotus", "main", "text", "label",
-        14, {"train": 5000, "validation": 1400, "test": 1400}, labels_present=13,
+        "scotus",
+        "multi_class",
+        "coastalcph/lex_glue",
+        "scotus",
+        "main",
+        "text",
+        "label",
+        14,
+        {"train": 5000, "validation": 1400, "test": 1400},
+        labels_present=13,
     ),
     "eurlex": DatasetFacts(
-        "eurlex", "multi_label", "coastalcph/lex_glue", "eurlex", "main", "text", "labels",
-        100, {"train": 55000, "validation": 5000, "test": 5000},
+        "eurlex",
+        "multi_label",
+        "coastalcph/lex_glue",
+        "eurlex",
+        "main",
+        "text",
+        "labels",
+        100,
+        {"train": 55000, "validation": 5000, "test": 5000},
     ),
     "ledgar": DatasetFacts(
-        "ledgar", "multi_class", "coastalcph/lex_glue", "ledgar", "main", "text", "label",
-        100, {"train": 60000, "validation": 10000, "test": 10000},
+        "ledgar",
+        "multi_class",
+        "coastalcph/lex_glue",
+        "ledgar",
+        "main",
+        "text",
+        "label",
+        100,
+        {"train": 60000, "validation": 10000, "test": 10000},
     ),
     "imdb": DatasetFacts(
-        "imdb", "multi_class", "stanfordnlp/imdb", None,
-        "e6281661ce1c48d982bc483cf8a173c1bbeb5d31", "text", "label",
-        2, {"train": 25000, "validation": 0, "test": 25000},
-        hub_label_names=("neg", "pos"), splits_on_hub=("train", "test"),
+        "imdb",
+        "multi_class",
+        "stanfordnlp/imdb",
+        None,
+        "e6281661ce1c48d982bc483cf8a173c1bbeb5d31",
+        "text",
+        "label",
+        2,
+        {"train": 25000, "validation": 0, "test": 25000},
+        hub_label_names=("neg", "pos"),
+        splits_on_hub=("train", "test"),
     ),
 }
 
 
-def display_names(dataset: str, resources: Path) -> list[str]:
+def display_names(dataset: str, labels_dir: str | Path) -> list[str]:
     """Human-readable label names (`001` Table 6), from ``resources/labels/<dataset>.txt``."""
-    path = resources / "labels" / f"{dataset}.txt"
+    path = Path(labels_dir) / f"{dataset}.txt"
     names = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     if len(names) != FACTS[dataset].n_labels:
         raise DataError(f"{path}: {len(names)} label names, expected {FACTS[dataset].n_labels}")
@@ -116,7 +153,9 @@ def load_hub(facts: DatasetFacts, source: Mapping[str, Any]):
         try:
             return datasets.load_from_disk(str(local)), f"local:{local.resolve()}"
         except Exception as exc:  # any failure to read the local copy is the file's fault
-            raise DataError(f"{local}: cannot load the local dataset ({_first_line(exc)})") from None
+            raise DataError(
+                f"{local}: cannot load the local dataset ({_first_line(exc)})"
+            ) from None
     what = f"dataset {repo}" + (f" ({name})" if name else "")
     if is_offline():
         raise OfflineError(_offline_message(what))
@@ -230,7 +269,9 @@ def check_facts(
             + (" (an old loader with 127 EuroVoc labels?)" if facts.name == "eurlex" else "")
         )
     if facts.hub_label_names is not None and tuple(label_names) != facts.hub_label_names:
-        raise DataError(f"{where}: label names {label_names} differ from {list(facts.hub_label_names)}")
+        raise DataError(
+            f"{where}: label names {label_names} differ from {list(facts.hub_label_names)}"
+        )
     if facts.labels_present is not None:
         present = set()
         for table in split_tables.values():
@@ -256,12 +297,19 @@ def write_dataset(out_dir: str | Path, split_tables: Mapping[str, pa.Table], met
     io.write_json(out_dir / "meta.json", meta)
 
 
-def prepare_from_hub(dataset: str, source: Mapping[str, Any], out_dir: str | Path) -> dict:
+def prepare_from_hub(
+    dataset: str,
+    source: Mapping[str, Any],
+    out_dir: str | Path,
+    labels_dir: str | Path | None = None,
+) -> dict:
     """Download (or load locally), normalise, check and write one dataset; return its meta."""
     facts = FACTS[dataset]
     dsd, sha = load_hub(facts, source)
     repo = source.get("repo", facts.repo)
     split_tables, meta = normalise(facts, dsd, check_sizes=True, source=str(repo))
+    if labels_dir is not None:
+        meta["display_names"] = display_names(dataset, labels_dir)
     meta["source"] = {
         "repo": repo,
         "name": source.get("name", facts.config_name),

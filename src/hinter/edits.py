@@ -28,7 +28,9 @@ def as_edits(edits: Iterable[Edit | Mapping]) -> list[Edit]:
     """Accept Edit objects or the ``{start, end, replacement}`` dicts of a Parquet row."""
     out = []
     for e in edits:
-        out.append(e if isinstance(e, Edit) else Edit(int(e["start"]), int(e["end"]), e["replacement"]))
+        out.append(
+            e if isinstance(e, Edit) else Edit(int(e["start"]), int(e["end"]), e["replacement"])
+        )
     return out
 
 

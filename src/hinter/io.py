@@ -86,7 +86,9 @@ def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
     try:
         return table.select(schema.names).cast(schema)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
-        raise DataError(f"{where}: columns do not match the expected types ({_first_line(exc)})") from None
+        raise DataError(
+            f"{where}: columns do not match the expected types ({_first_line(exc)})"
+        ) from None
 
 
 class ParquetStreamWriter:

@@ -111,7 +111,9 @@ def suites(config: dict, dataset: str, track: str, model: str | None = None) -> 
     for order in mutation.get("orders", [1, 2]):
         if order <= len(attributes):
             add(order, None)
-    track_models = {r.model for r in model_runs(config) if r.dataset == dataset and r.track == track}
+    track_models = {
+        r.model for r in model_runs(config) if r.dataset == dataset and r.track == track
+    }
     for extra in mutation.get("higher_orders", []):
         if extra["order"] > len(attributes):
             continue

@@ -17,6 +17,7 @@ if not DEMO:
             downloads=1,
         params:
             source=lambda wc: config["data"]["hub"].get(wc.dataset, {}),
+            labels=str(RESOURCES / "labels"),
         script:
             "../scripts/download_dataset.py"
 

@@ -11,5 +11,6 @@ run(
         snakemake.wildcards.dataset,
         snakemake.params.source,
         Path(snakemake.output.meta).parent,
+        labels_dir=snakemake.params.labels,
     ),
 )

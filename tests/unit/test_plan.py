@@ -1,0 +1,80 @@
+"""The DAG plan: suites, tracks, model runs and shards follow from the config alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from hinter import plan
+from hinter.config import load_yaml, validate_config
+
+
+@pytest.fixture(scope="module")
+def paper(repo):
+    return validate_config(load_yaml(repo / "config" / "config.yaml"))
+
+
+@pytest.fixture(scope="module")
+def demo(repo):
+    return validate_config(load_yaml(repo / "config" / "demo.yaml"))
+
+
+def test_suite_names_follow_design():
+    assert plan.suite_name(("race",)) == "atomic-race"
+    assert plan.suite_name(("gender", "race")) == "inter-race+gender"
+    assert plan.suite_name(("race", "gender")) == "inter-race+gender"
+    assert plan.suite_name(("gender", "body")) == "inter-body+gender"
+    assert plan.suite_name(("race", "body")) == "inter-body+race"
+    assert plan.suite_name(("race", "gender", "body")) == "inter-body+gender+race"
+    for attrs in [("race",), ("gender", "race"), ("body", "gender", "race"), ("age", "religion")]:
+        assert plan.parse_suite(plan.suite_name(attrs)) == tuple(sorted(attrs))
+    with pytest.raises(ValueError):
+        plan.parse_suite("atomic-race+gender")
+
+
+def test_paper_suites_per_dataset_and_track(paper):
+    base = [
+        "atomic-body",
+        "atomic-gender",
+        "atomic-race",
+        "inter-body+gender",
+        "inter-body+race",
+        "inter-race+gender",
+    ]
+    assert [s.name for s in plan.suites(paper, "ecthr_a", "encoder")] == base
+    imdb_llm = plan.suites(paper, "imdb", "llm")
+    assert [s.name for s in imdb_llm] == [*base, "inter-body+gender+race"]
+    assert imdb_llm[-1].max_documents == 10000
+    # RQ5's N=3 suite is tested with Llama 2 only, not with GPT-3.5.
+    assert "inter-body+gender+race" in [s.name for s in plan.suites(paper, "imdb", "llm", "llama2")]
+    assert "inter-body+gender+race" not in [
+        s.name for s in plan.suites(paper, "imdb", "llm", "gpt35")
+    ]
+    assert [s.name for s in plan.suites(paper, "scotus", "llm")] == base
+
+
+def test_paper_model_runs_and_tracks(paper):
+    runs = plan.model_runs(paper)
+    encoders = [r for r in runs if r.kind == "encoder"]
+    assert len(encoders) == 16
+    assert {r.dataset for r in encoders} == {"ecthr_a", "scotus", "eurlex", "ledgar"}
+    assert len([r for r in runs if r.kind == "llm"]) == 10
+    assert plan.tracks(paper, "imdb") == ["llm"]
+    assert plan.tracks(paper, "ledgar") == ["encoder", "llm"]
+
+
+def test_atomic_suites_always_present_for_parents(demo):
+    cfg = {**demo, "mutation": {**demo["mutation"], "orders": [2]}}
+    names = [s.name for s in plan.suites(cfg, "scotus", "encoder")]
+    assert {"atomic-race", "atomic-gender", "atomic-body"} <= set(names)
+
+
+def test_unlimited_request_wins_over_limited(demo):
+    extra = [{"order": 2, "datasets": None, "models": None, "max_documents": 5}]
+    cfg = {**demo, "mutation": {**demo["mutation"], "higher_orders": extra}}
+    assert all(s.max_documents is None for s in plan.suites(cfg, "imdb", "encoder"))
+
+
+def test_shards(paper, demo):
+    assert plan.shard_ids(paper, "eurlex")[-1] == "031"
+    assert plan.shard_ids(demo, "imdb") == ["000", "001"]
+    assert plan.run_dir(demo) == "results/demo"

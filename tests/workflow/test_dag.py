@@ -1,0 +1,117 @@
+"""The DAG follows from the config alone: dry-runs offline, lint, and start-up failures."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .conftest import REPO, snakemake
+
+pytestmark = pytest.mark.workflow
+
+
+def _job_counts(stdout: str) -> dict[str, int]:
+    counts = {}
+    for line in stdout.splitlines():
+        match = re.match(r"^(\w+)\s+(\d+)$", line.strip())
+        if match:
+            counts[match.group(1)] = int(match.group(2))
+    return counts
+
+
+def test_paper_dag_dry_run_offline(tmp_path):
+    proc = snakemake("-n", "--quiet", "rules", workdir=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts = _job_counts(proc.stdout)
+    assert counts["download_dataset"] == 5
+    assert counts["train_encoder"] == 16  # 4 encoders x 4 LexGLUE tasks
+    # 32+32+16+16 shards of LexGLUE on two tracks, IMDB only on the LLM track (+1 N=3 suite).
+    shards = {"ecthr_a": 16, "scotus": 16, "eurlex": 32, "ledgar": 32, "imdb": 32}
+    expected = (
+        sum(n * 6 for n in shards.values())
+        + sum(n * 6 for d, n in shards.items() if d != "imdb")
+        + shards["imdb"]
+    )
+    assert counts["mutate"] == expected
+    assert counts["check_invariant"] == expected
+    assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
+
+
+def test_demo_dag_dry_run(tmp_path):
+    proc = snakemake("-n", "--quiet", "rules", "--configfile", "config/demo.yaml", workdir=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts = _job_counts(proc.stdout)
+    assert counts["demo_dataset"] == 5
+    assert counts["train_demo_parser"] == 1
+    assert "download_dataset" not in counts
+
+
+def test_one_rq_target_dry_run(tmp_path):
+    proc = snakemake("rq3", "-n", "--configfile", "config/demo.yaml", workdir=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_bad_config_key_stops_before_any_job(tmp_path):
+    proc = snakemake(
+        "--cores",
+        "1",
+        "--configfile",
+        "config/demo.yaml",
+        "--config",
+        "mutaton={}",
+        workdir=tmp_path,
+    )
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.splitlines() if line.startswith("hinter:")]
+    assert lines == [
+        "hinter: config key 'mutaton': unknown key (known keys: "
+        + lines[0].split("(known keys: ")[1]
+    ]
+    assert not (tmp_path / "results").exists()
+
+
+def test_offline_hub_request_ends_with_one_line_and_no_output(tmp_path):
+    proc = snakemake(
+        "--cores",
+        "1",
+        "--config",
+        "datasets=[imdb]",
+        "--",
+        "results/paper/data/imdb/meta.json",
+        workdir=tmp_path,
+        timeout=120,
+    )
+    assert proc.returncode != 0
+    messages = [
+        line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("hinter:")
+    ]
+    assert messages and "go online" in messages[0] and "config/demo.yaml" in messages[0]
+    data_dir = tmp_path / "results" / "paper" / "data" / "imdb"
+    assert not data_dir.exists() or not any(
+        p.suffix in (".parquet", ".json") for p in data_dir.iterdir()
+    )
+
+
+def test_lint_and_format_are_clean():
+    lint = snakemake("--lint", "--configfile", "config/demo.yaml")
+    assert lint.returncode == 0, lint.stderr[-3000:]
+    assert "Lints for" not in lint.stdout + lint.stderr, lint.stdout[-3000:]
+    bindir = Path(sys.executable).parent
+    fmt = subprocess.run(
+        [str(bindir / "snakefmt"), "--check", "Snakefile", "workflow/rules"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert fmt.returncode == 0, fmt.stderr[-2000:]
+    ruff = subprocess.run(
+        [str(bindir / "ruff"), "check", "src", "tests", "workflow/scripts"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert ruff.returncode == 0, ruff.stdout[-3000:]
