@@ -19,6 +19,9 @@ import pyarrow.parquet as pq
 
 from hinter.errors import DataError
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
@@ -28,6 +31,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
+    # mkstemp creates 0600 files; give outputs the permissions a plain open() would.
+    os.chmod(tmp_path, 0o666 & ~_UMASK)
     try:
         yield tmp_path
         os.replace(tmp_path, path)

@@ -61,3 +61,14 @@ def test_shard_assignment_is_stable_and_spread():
     # Fixed values guard against an accidental change of the hash (it would reshuffle every shard).
     assert shard_of("train-000000", 1000) == 755
     assert shard_of("test-000123", 32) == 21
+
+
+def test_outputs_get_ordinary_permissions(tmp_path):
+    import os
+    import stat
+
+    umask = os.umask(0)
+    os.umask(umask)
+    io.write_text(tmp_path / "a.txt", "x")
+    mode = stat.S_IMODE((tmp_path / "a.txt").stat().st_mode)
+    assert mode == 0o666 & ~umask

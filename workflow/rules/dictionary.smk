@@ -1,33 +1,45 @@
-# Bias dictionary: SBIC term extraction, curated pairs, custom attributes (issue 3).
+# Bias dictionary: SBIC acquisition and term extraction, curated pairs, custom attributes, coverage.
+#   snakemake dictionary     pairs.parquet, sbic_terms.tsv and the coverage report of the run
+from hinter.dictionary.custom import check_custom_config, dictionary_files
 
-SBIC_DIR = (
-    "resources/sbic" if config["dictionary"]["sbic"]["source"] == "download" else f"{RUN}/sbic"
-)
+try:
+    check_custom_config(config["dictionary"]["custom"], workflow.basedir)
+except ConfigError as exc:
+    sys.exit(f"hinter: {exc}")
+
+SBIC = config["dictionary"]["sbic"]
+SBIC_DOWNLOAD = str(RESOURCES / "sbic")
+SBIC_DIR = SBIC_DOWNLOAD if SBIC["source"] == "download" else f"{RUN}/sbic"
+DICTIONARY = f"{RUN}/dictionary"
 
 
-rule compile_pairs:
-    """Directed word pairs of every configured attribute, with stable content-derived ids."""
-    input:
-        dictionary=str(RESOURCES / "dictionary"),
+rule download_sbic:
+    """SBIC.v2.tgz from the authors, verified against resources/sbic/checksums.sha256, extracted."""
     output:
-        pairs=f"{RUN}/dictionary/pairs.parquet",
+        expand(
+            f"{SBIC_DOWNLOAD}/SBIC.v2.{{agg}}{{split}}.csv",
+            agg=["", "agg."],
+            split=["trn", "dev", "tst"],
+        ),
     log:
-        f"{LOGS}/dictionary/compile_pairs.log",
+        f"{LOGS}/dictionary/download_sbic.log",
     conda:
         CORE_ENV
     threads: 1
+    resources:
+        downloads=1,
     params:
-        attributes=config["attributes"],
-        pairing=config["dictionary"]["pairing"],
-        custom=config["dictionary"]["custom"],
+        url=SBIC["url"],
+        checksums=str(RESOURCES / "sbic" / "checksums.sha256"),
     script:
-        "../scripts/compile_pairs.py"
+        "../scripts/download_sbic.py"
 
 
 rule demo_sbic:
-    """A synthetic SBIC-format aggregated CSV (one per SBIC split)."""
+    """A synthetic SBIC split in the real formats (per-annotation and aggregated CSVs)."""
     output:
-        f"{RUN}/sbic/SBIC.v2.agg.{{sbic_split}}.csv",
+        annotations=f"{RUN}/sbic/SBIC.v2.{{sbic_split}}.csv",
+        aggregated=f"{RUN}/sbic/SBIC.v2.agg.{{sbic_split}}.csv",
     log:
         f"{LOGS}/demo/sbic_{{sbic_split}}.log",
     wildcard_constraints:
@@ -40,3 +52,96 @@ rule demo_sbic:
         seed=config["data"]["demo"]["seed"],
     script:
         "../scripts/demo_sbic.py"
+
+
+rule extract_sbic_terms:
+    """Group terms per SBIC category, aligned per annotation, with their posts and annotations."""
+    input:
+        annotations=expand(f"{SBIC_DIR}/SBIC.v2.{{split}}.csv", split=SBIC["splits"]),
+        aggregated=expand(
+            f"{SBIC_DIR}/SBIC.v2.agg.{{split}}.csv",
+            split=SBIC["splits"] if SBIC["aggregated"] else [],
+        ),
+    output:
+        terms=f"{DICTIONARY}/sbic_terms.tsv",
+        mentions=f"{DICTIONARY}/sbic_mentions.parquet",
+        stats=f"{DICTIONARY}/sbic_terms.json",
+    log:
+        f"{LOGS}/dictionary/extract_sbic_terms.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        aggregated=SBIC["aggregated"],
+    script:
+        "../scripts/extract_sbic_terms.py"
+
+
+rule compile_pairs:
+    """Directed word pairs of every configured attribute, with stable content-derived ids."""
+    input:
+        ambiguous=str(RESOURCES / "dictionary" / "ambiguous.tsv"),
+        lists=dictionary_files(
+            config["attributes"],
+            RESOURCES / "dictionary",
+            config["dictionary"]["custom"],
+            workflow.basedir,
+        ),
+    output:
+        pairs=f"{DICTIONARY}/pairs.parquet",
+        review=f"{DICTIONARY}/review.tsv",
+    log:
+        f"{LOGS}/dictionary/compile_pairs.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        attributes=config["attributes"],
+        pairing=config["dictionary"]["pairing"],
+        custom=config["dictionary"]["custom"],
+        drop_ambiguous=config["dictionary"]["drop_ambiguous"],
+        # resources/dictionary/ and the repository root (custom files are relative to it)
+        resources=lambda wildcards, input: os.path.dirname(input.ambiguous),
+        base_dir=lambda wildcards, input: str(Path(input.ambiguous).parents[2]),
+    script:
+        "../scripts/compile_pairs.py"
+
+
+rule dictionary_coverage:
+    """Each curated term's SBIC support, curation candidates, counts per attribute (printed)."""
+    input:
+        pairs=rules.compile_pairs.output.pairs,
+        review=rules.compile_pairs.output.review,
+        mentions=rules.extract_sbic_terms.output.mentions,
+        stats=rules.extract_sbic_terms.output.stats,
+        ambiguous=rules.compile_pairs.input.ambiguous,
+        lists=rules.compile_pairs.input.lists,
+    output:
+        markdown=f"{DICTIONARY}/coverage.md",
+        terms=f"{DICTIONARY}/coverage_terms.tsv",
+        candidates=f"{DICTIONARY}/coverage_candidates.tsv",
+        summary=f"{DICTIONARY}/coverage_summary.tsv",
+    log:
+        f"{LOGS}/dictionary/coverage.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        attributes=config["attributes"],
+        pairing=config["dictionary"]["pairing"],
+        custom=config["dictionary"]["custom"],
+        resources=lambda wildcards, input: os.path.dirname(input.ambiguous),
+        base_dir=lambda wildcards, input: str(Path(input.ambiguous).parents[2]),
+        categories=SBIC["categories"],
+        min_support=SBIC["min_support"],
+        sbic=SBIC,
+    script:
+        "../scripts/dictionary_coverage.py"
+
+
+rule dictionary:
+    """Target: the compiled pairs, the SBIC terms and the coverage report of this run."""
+    input:
+        rules.compile_pairs.output,
+        rules.extract_sbic_terms.output,
+        rules.dictionary_coverage.output,
