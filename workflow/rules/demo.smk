@@ -2,11 +2,18 @@
 # small spaCy pipeline trained on it. Same schemas as the real inputs. (The synthetic SBIC file is
 # made in dictionary.smk, next to the extraction that reads it.)
 
+# The grammar's data: a change reruns the corpora, the treebank and the parser.
+DEMO_GRAMMAR = [str(RESOURCES / "demo" / name) for name in ("lexicon.tsv", "topics.tsv")]
+
 
 if DEMO:
 
     rule demo_dataset:
         """A synthetic dataset in the exact schema of the hub loader's output."""
+        input:
+            grammar=DEMO_GRAMMAR,
+            planted_bias=str(RESOURCES / "demo" / "planted_bias.tsv"),
+            labels=str(RESOURCES / "labels" / "{dataset}.txt"),
         output:
             splits=expand(documents("{{dataset}}", "{split}"), split=SPLITS),
             meta=dataset_meta("{dataset}"),
@@ -16,14 +23,19 @@ if DEMO:
             CORE_ENV
         threads: 1
         params:
-            demo=config["data"]["demo"],
-            labels=str(RESOURCES / "labels"),
+            demo={
+                key: config["data"]["demo"][key]
+                for key in ("seed", "documents", "sentences", "planted_bias")
+            },
+            resources=lambda wc, input: str(Path(input.grammar[0]).parents[1]),
         script:
             "../scripts/demo_dataset.py"
 
 
 rule demo_treebank:
     """Sentences of the demo grammar annotated with PTB tags, heads and dependency labels."""
+    input:
+        grammar=DEMO_GRAMMAR,
     output:
         train=f"{RUN}/parser/treebank/train.spacy",
         dev=f"{RUN}/parser/treebank/dev.spacy",
@@ -35,6 +47,7 @@ rule demo_treebank:
     params:
         sentences=config["data"]["demo"]["treebank_sentences"],
         seed=config["data"]["demo"]["seed"],
+        resources=lambda wc, input: str(Path(input.grammar[0]).parents[1]),
     script:
         "../scripts/demo_treebank.py"
 
@@ -44,6 +57,7 @@ rule train_demo_parser:
     input:
         train=rules.demo_treebank.output.train,
         dev=rules.demo_treebank.output.dev,
+        grammar=DEMO_GRAMMAR,
     output:
         pipeline=directory(f"{RUN}/parser/pipeline"),
         metrics=f"{RUN}/parser/metrics.json",
@@ -55,5 +69,8 @@ rule train_demo_parser:
     params:
         train=config["parser"]["train"],
         seed=config["seed"],
+        demo_seed=config["data"]["demo"]["seed"],
+        substituted=config["data"]["demo"]["substituted_sentences"],
+        resources=lambda wc, input: str(Path(input.grammar[0]).parents[1]),
     script:
         "../scripts/train_demo_parser.py"

@@ -1,0 +1,215 @@
+"""The demo grammar: lexicon, well-formed analyses, spaCy tokenization, coverage, substitution."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import spacy
+
+from hinter.demo import treebank
+from hinter.demo.grammar import (
+    DEP_LABELS,
+    PTB_TAGS,
+    Lexicon,
+    Sentence,
+    Writer,
+    parse_tokens,
+)
+from hinter.errors import DataError
+
+
+@pytest.fixture(scope="module")
+def lexicon() -> Lexicon:
+    return Lexicon.load()
+
+
+@pytest.fixture(scope="module")
+def tokenizer():
+    return spacy.blank("en").tokenizer
+
+
+@pytest.fixture(scope="module")
+def sample(lexicon) -> list[Sentence]:
+    writer = Writer(lexicon, random.Random(3), treebank=True)
+    return [treebank.draw_sentence(writer) for _ in range(1500)]
+
+
+def _projective(s: Sentence) -> bool:
+    arcs = [(min(i, h), max(i, h)) for i, h in enumerate(s.heads) if h != i]
+    return not any(a < c < b < d for a, b in arcs for c, d in arcs)
+
+
+def test_sentences_are_single_rooted_projective_trees_with_spacy_labels(sample):
+    for s in sample:
+        assert len(s.words) == len(s.tags) == len(s.heads) == len(s.deps) == len(s.spaces)
+        assert s.deps.count("ROOT") == 1
+        root = s.deps.index("ROOT")
+        assert s.heads[root] == root
+        assert set(s.tags) <= PTB_TAGS, s.text
+        assert set(s.deps) <= DEP_LABELS, s.text
+        assert _projective(s), s.text
+        assert s.words[-1] in ".!?" and s.words[0][0].isupper()
+
+
+def test_words_are_exactly_spacys_tokens(sample, tokenizer):
+    bad = [s.text for s in sample if [t.text for t in tokenizer(s.text)] != s.words]
+    assert not bad, bad[:3]
+
+
+def test_same_seed_same_sentences_other_seed_other_sentences(lexicon):
+    def draw(seed):
+        w = Writer(lexicon, random.Random(seed))
+        return [treebank.draw_sentence(w).text for _ in range(50)]
+
+    assert draw(1) == draw(1)
+    assert draw(1) != draw(2)
+
+
+def test_every_attribute_and_the_invariant_distinctions_occur(sample):
+    attributes = set().union(*(s.attributes() for s in sample))
+    assert attributes == {"race", "gender", "body"}
+    her = {(s.tags[i], s.deps[i]) for s in sample for i, w in enumerate(s.words) if w == "her"}
+    assert ("PRP$", "poss") in her  # possessive her
+    assert {("PRP", "dobj"), ("PRP", "dative"), ("PRP", "pobj")} & her  # object her
+    his = {s.tags[i] for s in sample for i, w in enumerate(s.words) if w.lower() == "his"}
+    assert his == {"PRP$", "PRP"}  # 'his book' and 'the choice was his'
+    multi = {e.term for s in sample for e, a, b in s.terms if e.attribute == "body" and b - a > 1}
+    one = {e.term for s in sample for e, a, b in s.terms if e.attribute == "body" and b - a == 1}
+    assert {"people", "women", "men"} <= one
+    assert any(" with " in t for t in multi) and any(t.startswith("old ") for t in multi)
+
+
+def test_lexicon_covers_sources_and_targets_of_the_dictionary(lexicon):
+    # words of the published dictionary's class files, sources and targets alike
+    race = {
+        "british",
+        "pakistani",
+        "german",
+        "syrian",
+        "spanish",
+        "jamaican",
+        "briton",
+        "jew",
+        "south african",
+        "native american",
+        "middle eastern",
+        "mixed race",
+        "non-white",
+        "white",
+        "black",
+        "israel",
+        "faroe islander",
+        "soviets",
+    }
+    gender = {
+        "he",
+        "she",
+        "him",
+        "her",
+        "his",
+        "hers",
+        "himself",
+        "herself",
+        "man",
+        "woman",
+        "men",
+        "women",
+        "mr",
+        "mrs",
+        "ms",
+        "miss",
+        "actor",
+        "actress",
+        "nurse",
+        "engineer",
+        "CEO",
+        "construction worker",
+        "paternity",
+        "maternity",
+        "prostate",
+        "ovarian",
+        "uterus",
+        "dog",
+        "bitch",
+    }
+    body = {
+        "people",
+        "folks",
+        "children",
+        "seniors",
+        "diabetics",
+        "man",
+        "woman",
+        "people with mental disorder",
+        "old women",
+        "trans women",
+        "disabled man",
+        "non-masculine folks",
+        "red haired people",
+        "mass shooting victims",
+        "old man",
+    }
+    assert race <= lexicon.terms("race")
+    assert {t.lower() for t in gender} <= lexicon.terms("gender")
+    assert body <= lexicon.terms("body")
+    assert len(lexicon.terms("race")) == 116  # every race word of the published dictionary
+
+
+def test_treebank_only_terms_stay_out_of_the_corpora(lexicon):
+    corpus_slot = {e.term for e in lexicon.slot("animal")}
+    treebank_slot = {e.term for e in lexicon.slot("animal", treebank=True)}
+    assert "bitch" in treebank_slot - corpus_slot
+
+
+def test_topics_cover_every_label(lexicon):
+    sizes = {"ecthr_a": 10, "scotus": 14, "eurlex": 100, "ledgar": 100}
+    for dataset, n in sizes.items():
+        assert sorted(lexicon.topics[dataset]) == list(range(n))
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "people/NNS with/IN/prep/1 x/JJ/amod/9",
+        "people/QQ",
+        "a/DT/det people/NNS",
+        "a/DT/nosuch/2 people/NNS",
+        "a/DT/det/2 b/NN/amod/1",
+        "a/DT/det/1 b/NN",
+        "a/JJ/amod/3 b/NN/amod/1 c/NN/compound/2 d/NN",
+    ],
+)
+def test_bad_token_specs_are_one_line_errors(spec):
+    with pytest.raises(DataError):
+        parse_tokens(spec, "lexicon.tsv:1")
+
+
+def test_substitution_keeps_the_tree_and_matches_the_tokenizer(lexicon, sample, tokenizer):
+    multi = next(e for e in lexicon.slot("group") if e.term == "people with mental disorder")
+    s = next(s for s in sample if any(e.term == "people" for e, _, _ in s.terms))
+    index = next(i for i, (e, _, _) in enumerate(s.terms) if e.term == "people")
+    _, start, end = s.terms[index]
+    m = treebank.substitute(s, index, multi)
+    assert len(m.words) == len(s.words) + 3
+    assert m.words[start : start + 4] in (
+        ["people", "with", "mental", "disorder"],
+        ["People", "with", "mental", "disorder"],
+    )
+    assert m.deps[start] == s.deps[start] and m.tags[start] == "NNS"
+    assert m.deps[start + 1 : start + 4] == ["prep", "amod", "pobj"]
+    assert m.deps.count("ROOT") == 1 and _projective(m)
+    assert [t.text for t in tokenizer(m.text)] == m.words
+    # everything outside the term is unchanged, heads shifted consistently
+    assert m.words[:start] == s.words[:start] and m.words[start + 4 :] == s.words[end:]
+    assert [m.words[h] for h in m.heads[start + 4 :]] == [
+        s.words[h] if not start <= h < end else "people" if start else "People"
+        for h in s.heads[end:]
+    ]
+
+
+def test_substituted_sentences_swap_classes_and_stay_tokenizable(tokenizer):
+    subs = treebank.substituted(120, seed=5)
+    assert len(subs) == 120
+    assert all([t.text for t in tokenizer(s.text)] == s.words for s in subs)
+    assert all(s.deps.count("ROOT") == 1 for s in subs)
