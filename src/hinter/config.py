@@ -86,10 +86,15 @@ def load_yaml(path: str | Path) -> dict:
     return data
 
 
-def validate_config(config: Mapping[str, Any], schema_path: str | Path = SCHEMA_PATH) -> dict:
+def validate_config(
+    config: Mapping[str, Any],
+    schema_path: str | Path = SCHEMA_PATH,
+    base_dir: str | Path = REPO_ROOT,
+) -> dict:
     """Validate ``config`` against the schema, fill defaults, check cross-references.
 
-    Returns a new dict; the input is not modified.
+    ``base_dir`` resolves the relative paths of custom dictionary files. Returns a new dict; the
+    input is not modified.
     """
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
     cfg = copy.deepcopy(dict(config))
@@ -97,6 +102,9 @@ def validate_config(config: Mapping[str, Any], schema_path: str | Path = SCHEMA_
     if errors:
         raise ConfigError(_describe(best_match(errors), schema))
     _check_references(cfg)
+    from hinter.dictionary.custom import check_custom_config
+
+    check_custom_config(cfg["dictionary"]["custom"], base_dir)
     return cfg
 
 

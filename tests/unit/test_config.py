@@ -97,12 +97,14 @@ def test_model_references_are_checked(paper):
     assert "unknown track 'vision'" in _error(cfg)
 
 
-def test_custom_attribute_makes_its_name_known(demo):
+def test_custom_attribute_makes_its_name_known(demo, tmp_path):
+    (tmp_path / "my").mkdir()
+    (tmp_path / "my" / "religion.csv").write_text("source;target\nchristian;muslim\n")
     cfg = copy.deepcopy(demo)
     cfg["attributes"] = ["race", "religion"]
     cfg["mutation"] = {**cfg["mutation"], "higher_orders": []}
     cfg["dictionary"] = {**cfg["dictionary"], "custom": {"religion": {"pairs": "my/religion.csv"}}}
-    assert validate_config(cfg)["attributes"] == ["race", "religion"]
+    assert validate_config(cfg, base_dir=tmp_path)["attributes"] == ["race", "religion"]
 
 
 def test_yaml_syntax_error_names_file_and_line(tmp_path):

@@ -131,10 +131,14 @@ def test_custom_config_validates_through_the_schema(tmp_path):
     cfg = load_yaml(REPO_ROOT / "config" / "demo.yaml")
     cfg["attributes"] = ["race", "gender", "religion"]
     cfg["dictionary"]["custom"] = {"religion": {"pairs": "x.tsv"}}
-    assert validate_config(cfg)["dictionary"]["custom"]["religion"] == {"pairs": "x.tsv"}
+    with pytest.raises(ConfigError, match=r"religion\.pairs': file not found: x\.tsv"):
+        validate_config(cfg, base_dir=tmp_path)  # declared files are checked at start-up
+    write(tmp_path, "x.tsv", "source\ttarget\nchristian\tmuslim\n")
+    validated = validate_config(cfg, base_dir=tmp_path)
+    assert validated["dictionary"]["custom"]["religion"] == {"pairs": "x.tsv"}
     cfg["dictionary"]["custom"] = {"religion": {"pairs": "x.tsv", "colour": "red"}}
     with pytest.raises(ConfigError, match=r"dictionary\.custom\.religion\.colour"):
-        validate_config(cfg)
+        validate_config(cfg, base_dir=tmp_path)
 
 
 # --- every bad input: one line, naming the file and line (or the config key) ------------------

@@ -22,7 +22,9 @@ from hinter.errors import ConfigError
 
 try:
     _validated = validate_config(
-        config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
+        config,
+        Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
+        base_dir=workflow.basedir,
     )
 except ConfigError as exc:
     sys.exit(f"hinter: {exc}")

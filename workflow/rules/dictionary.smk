@@ -1,11 +1,6 @@
 # Bias dictionary: SBIC acquisition and term extraction, curated pairs, custom attributes, coverage.
 #   snakemake dictionary     pairs.parquet, sbic_terms.tsv and the coverage report of the run
-from hinter.dictionary.custom import check_custom_config, dictionary_files
-
-try:
-    check_custom_config(config["dictionary"]["custom"], workflow.basedir)
-except ConfigError as exc:
-    sys.exit(f"hinter: {exc}")
+from hinter.dictionary.custom import dictionary_files
 
 SBIC = config["dictionary"]["sbic"]
 SBIC_DOWNLOAD = str(RESOURCES / "sbic")
