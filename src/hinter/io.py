@@ -60,12 +60,20 @@ def read_json(path: str | Path) -> Any:
         raise DataError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
 
 
-def write_parquet(table: pa.Table, path: str | Path, schema: pa.Schema | None = None) -> None:
-    """Write one Parquet file atomically, cast to ``schema`` when given."""
+def write_parquet(
+    table: pa.Table,
+    path: str | Path,
+    schema: pa.Schema | None = None,
+    row_group_size: int | None = None,
+) -> None:
+    """Write one Parquet file atomically, cast to ``schema`` when given.
+
+    Small row groups let readers stream a large file in bounded memory.
+    """
     if schema is not None:
         table = conform(table, schema, where=str(path))
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
 
 
 def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None) -> pa.Table:

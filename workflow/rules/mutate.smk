@@ -17,7 +17,38 @@ rule mutate:
     params:
         suite=lambda wc: suite_spec(wc.dataset, wc.track, wc.suite),
         track=lambda wc: config["mutation"]["tracks"][wc.track],
+        n_shards=lambda wc: len(shards(wc.dataset)),
         mutation=config["mutation"],
         seed=config["seed"],
     script:
         "../scripts/mutate.py"
+
+
+rule mutation_summary:
+    """Generated, written, overlapping and duplicate counts per suite of one (track, dataset)."""
+    input:
+        stats=lambda wc: [
+            f"{RUN}/mutants/{wc.track}/{wc.dataset}/{suite}/{shard}.json"
+            for suite in suite_names(wc.dataset, wc.track)
+            for shard in shards(wc.dataset)
+        ],
+    output:
+        summary=f"{RUN}/mutants/{{track}}/{{dataset}}/summary.csv",
+    log:
+        f"{LOGS}/mutate/{{track}}/{{dataset}}/summary.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    script:
+        "../scripts/mutation_summary.py"
+
+
+rule mutate_all:
+    """Every suite of every (track, dataset), with the per-(track, dataset) summaries."""
+    input:
+        all_mutants(),
+        [
+            f"{RUN}/mutants/{track}/{dataset}/summary.csv"
+            for dataset in DATASETS
+            for track in plan.tracks(config, dataset)
+        ],

@@ -13,7 +13,8 @@ def main():
         n_shards=snakemake.params.n_shards,
         max_documents=snakemake.params.max_documents,
     )
-    io.write_parquet(table, snakemake.output[0], tables.TESTED_DOCUMENTS)
+    # Small row groups: downstream stages stream a shard document batch by document batch.
+    io.write_parquet(table, snakemake.output[0], tables.TESTED_DOCUMENTS, row_group_size=64)
 
 
 run(snakemake, main)
