@@ -94,23 +94,51 @@ PREDICTIONS = pa.schema(
     ]
 )
 
-# results/<run>/outcomes/<model>/<dataset>/<suite>.parquet — one row per mutant of the suite.
-# pattern: the truth-table cell, e.g. "E,B,B" (mutant, parent 1, parent 2), or "parent discarded";
-# null for atomic mutants. correct_*: right | wrong | no_answer.
+# results/<run>/outcomes/<model>/<dataset>/<suite>.parquet — one row per mutant (role = mutant)
+# of the suite, written by hinter.oracle; every rate of hinter.rates is computed from these rows.
+# - parent_ids: the atomic parents (same pairs, one at a time) ordered by the suite name's
+#   attribute order (inter-race+gender: race, gender); every parent_* list follows that order.
+#   parent_* and parents_valid, hidden, pattern are null for atomic mutants.
+# - status: ok | error (a model error on the original or the mutant) | not_predicted
+#   (discarded and not kept). labels_*, confidence*, flipped, biased are null unless ok.
+# - flipped: O(mutant) != O(original) as label sets, before the confidence threshold;
+#   biased: flipped and both confidences >= oracle.confidence_threshold (0 = every flip).
+#   parent_flipped / parent_biased: the same for each parent against the original.
+#   A skipped_identical prediction takes the original's labels and confidence (benign).
+# - hidden: valid, biased, all parents valid and benign (null when an outcome is unknown).
+# - pattern: the truth-table cell of a valid mutant, "E,B,B" = (mutant, parent 1, parent 2)
+#   with E = error (bias), B = benign; "parent discarded" when a parent is invalid; null for a
+#   discarded mutant or an unknown outcome.
+# - correct_*: right | wrong | no_answer against the gold set (exact set match; an empty
+#   prediction is no_answer unless meta.json names the empty set, as ECtHR's "none");
+#   null without gold labels or an outcome.
 OUTCOMES = pa.schema(
     [
         pa.field("mutant_id", pa.string(), nullable=False),
         pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("suite", pa.string()),
         pa.field("order", pa.int8()),
+        pa.field("attributes", pa.list_(pa.string())),
+        pa.field("pair_ids", pa.list_(pa.string())),
+        pa.field("parent_ids", pa.list_(pa.string())),
         pa.field("valid", pa.bool_()),
+        pa.field("reason", pa.string()),
+        pa.field("status", pa.string()),
+        pa.field("labels_original", LABELS),
+        pa.field("labels_mutant", LABELS),
+        pa.field("confidence_original", pa.float32()),
+        pa.field("confidence", pa.float32()),
+        pa.field("flipped", pa.bool_()),
         pa.field("biased", pa.bool_()),
-        pa.field("parent_biased", pa.list_(pa.bool_())),
+        pa.field("parent_valid", pa.list_(pa.bool_())),
         pa.field("parents_valid", pa.bool_()),
+        pa.field("parent_labels", pa.list_(LABELS)),
+        pa.field("parent_confidence", pa.list_(pa.float32())),
+        pa.field("parent_flipped", pa.list_(pa.bool_())),
+        pa.field("parent_biased", pa.list_(pa.bool_())),
         pa.field("hidden", pa.bool_()),
         pa.field("pattern", pa.string()),
         pa.field("correct_original", pa.string()),
         pa.field("correct_mutant", pa.string()),
-        pa.field("confidence_original", pa.float32()),
-        pa.field("confidence", pa.float32()),
     ]
 )

@@ -106,6 +106,19 @@ def outcomes(model, dataset, suite):
     return f"{RUN}/outcomes/{model}/{dataset}/{suite}.parquet"
 
 
+def hidden_examples(model, dataset, suite):
+    return f"{RUN}/examples/{model}/{dataset}/{suite}.parquet"
+
+
+def all_hidden_examples():
+    return [
+        hidden_examples(r.model, r.dataset, suite)
+        for r in model_runs()
+        for suite in suite_names(r.dataset, r.track, r.model)
+        if suite.startswith("inter-")
+    ]
+
+
 def all_tested():
     return [tested(ds, sh) for ds in DATASETS for sh in shards(ds)]
 

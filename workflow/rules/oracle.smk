@@ -13,6 +13,29 @@ rule outcomes:
         CORE_ENV
     threads: 1
     params:
-        oracle=config["oracle"],
+        threshold=config["oracle"]["confidence_threshold"],
     script:
         "../scripts/outcomes.py"
+
+
+rule hidden_examples:
+    """A few hidden-bias examples of one intersectional suite, rendered like paper Table 1."""
+    input:
+        outcomes=outcomes("{model}", "{dataset}", "{suite}"),
+        mutants=lambda wc: outcome_inputs(wc)["mutants"],
+        docs=lambda wc: outcome_inputs(wc)["docs"],
+        meta=lambda wc: dataset_meta(wc.dataset),
+    output:
+        hidden_examples("{model}", "{dataset}", "{suite}"),
+    log:
+        f"{LOGS}/oracle/examples/{{model}}/{{dataset}}/{{suite}}.log",
+    wildcard_constraints:
+        suite=r"inter-[A-Za-z0-9_+-]+",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        examples=config["oracle"]["examples"],
+        context=config["oracle"]["example_context"],
+    script:
+        "../scripts/hidden_examples.py"

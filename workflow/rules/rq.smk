@@ -2,10 +2,41 @@
 # Inputs stay partial until the issues that produce each RQ's tables land.
 
 
+# RQ1 tables, each written as <name>.csv and <name>.md (names: hinter.rq1.TABLES).
+RQ1_TABLES = [
+    "table3",
+    "atomic_rates",
+    "rates_by_suite",
+    "distinct_originals",
+    "truth_table",
+    "correctness",
+    "hidden_examples",
+]
+
+
+rule rq1_tables:
+    """RQ1 tables: Table 3, atomic rates, distinct originals, truth table, Fig. 6 data, examples."""
+    input:
+        outcomes=all_outcomes(),
+        examples=all_hidden_examples(),
+    output:
+        expand(f"{RUN}/rq1/{{name}}.{{ext}}", name=RQ1_TABLES, ext=["csv", "md"]),
+    log:
+        f"{LOGS}/rq/rq1_tables.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        datasets=DATASETS,
+        examples=config["oracle"]["examples"],
+    script:
+        "../scripts/rq1_tables.py"
+
+
 rule rq1:
     """RQ1 effectiveness: intersectional and hidden error rates (Table 3), Figs. 4–6."""
     input:
-        all_outcomes(),
+        rules.rq1_tables.output,
 
 
 rule rq2:

@@ -1,0 +1,350 @@
+"""Every rate of DESIGN §2, computed from outcome rows (``hinter.tables.OUTCOMES``).
+
+Rates are *pooled counts*, as in the paper: counts are summed over whatever is pooled (shards,
+suites, datasets, models) and divided once, never averaged over groups. So counting
+(:func:`counts`, :func:`truth_table`, :func:`document_flags`, :func:`correctness`) is separate
+from dividing (:func:`add_rates`, :func:`distinct_originals`), and counts of separate files add up.
+
+Every function takes ``threshold``: ``None`` uses the verdicts stored by the oracle; a number
+re-decides every flip under that confidence threshold from the stored flips and confidences
+(RQ6.3), with the same rule as the oracle: a flip counts only when the original's and the
+mutant's confidences are both >= threshold (0 = every flip).
+
+Definitions (denominators count mutants with a known outcome; a model error is no outcome):
+
+- error rate = bias-inducing valid mutants / valid mutants;
+- hidden rate = hidden mutants / bias-inducing valid intersectional mutants whose atomic
+  parents are all valid (and have known outcomes);
+- distinct bias-inducing originals = originals with >= 1 bias-inducing valid mutant /
+  originals with >= 1 valid mutant;
+- valid share = valid mutants / generated mutants;
+- false positives = bias-inducing discarded mutants; true positives = bias-inducing valid ones;
+- truth table = the (mutant, parent 1, ..., parent N) cells of valid mutants with valid parents.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from hinter.oracle import PARENT_DISCARDED, patterns
+
+# Columns of a counts table, in display order.
+COUNT_COLUMNS = (
+    "generated",  # mutants (role = mutant) of the suite
+    "valid",  # passed the dependency invariant
+    "discarded",
+    "decided",  # valid with a known outcome: the error rate's denominator
+    "undecided",  # valid, but a model error left the outcome unknown
+    "errors",  # bias-inducing valid mutants (true positives)
+    "discarded_decided",  # discarded with a known outcome (predicted although discarded)
+    "false_positives",  # bias-inducing discarded mutants
+    "truth_table",  # valid intersectional mutants with valid parents and known outcomes
+    "parent_discarded",  # valid intersectional mutants with at least one discarded parent
+    "hidden_base",  # bias-inducing mutants of the truth table: the hidden rate's denominator
+    "hidden",
+    "hidden_artifact",  # the original artifact's condition (see hidden_as_in_artifact)
+)
+
+CORRECTNESS_OUTCOMES = ("right", "wrong", "no_answer", "unknown")
+
+
+def rate(numerator: float, denominator: float) -> float:
+    """numerator / denominator, NaN when nothing was counted."""
+    return float(numerator) / float(denominator) if denominator else float("nan")
+
+
+def _as_frame(outcomes: pd.DataFrame | pa.Table) -> pd.DataFrame:
+    return outcomes.to_pandas() if isinstance(outcomes, pa.Table) else outcomes
+
+
+def _confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
+    if threshold <= 0:
+        return np.ones(len(confidence), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return ~np.isnan(confidence) & (confidence >= threshold)
+
+
+def _nullable_bool(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """(value, known) arrays of a nullable boolean column."""
+    known = series.notna().to_numpy()
+    value = series.fillna(False).to_numpy(dtype=bool) & known
+    return value, known
+
+
+def _flat(series: pd.Series, value_type: pa.DataType) -> tuple[np.ndarray, np.ndarray, pa.Array]:
+    """(row, position, values) of a list column: one entry per list element."""
+    arr = pa.array(series, type=pa.list_(value_type), from_pandas=True)
+    rows = pc.list_parent_indices(arr).to_numpy(zero_copy_only=False).astype(np.int64)
+    offsets = arr.offsets.to_numpy(zero_copy_only=False).astype(np.int64)
+    positions = np.arange(len(rows), dtype=np.int64) - (offsets[rows] - offsets[0])
+    return rows, positions, pc.list_flatten(arr)
+
+
+def verdicts(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.DataFrame:
+    """Per-row verdicts under a confidence threshold (None = as stored by the oracle).
+
+    Columns: valid, known (the mutant's outcome is known), biased, intersectional,
+    parents_valid, parents_known, any_parent_biased, in_truth_table, hidden_base, hidden,
+    hidden_artifact, pattern. Aligned with the input's index.
+    """
+    frame = _as_frame(outcomes)
+    n = len(frame)
+    if frame["valid"].isna().any():
+        raise ValueError("outcome rows with a null 'valid'")
+    valid = frame["valid"].to_numpy(dtype=bool)
+    order = frame["order"].to_numpy(dtype=np.int64)
+    inter = order >= 2
+    if threshold is None:
+        biased, known = _nullable_bool(frame["biased"])
+        rows, pos, flat = _flat(frame["parent_biased"], pa.bool_())
+        p_known = flat.is_valid().to_numpy(zero_copy_only=False)
+        p_biased = flat.fill_null(False).to_numpy(zero_copy_only=False) & p_known
+    else:
+        if not 0 <= threshold <= 1:
+            raise ValueError(f"confidence threshold {threshold} outside [0, 1]")
+        flipped, known = _nullable_bool(frame["flipped"])
+        conf_o = frame["confidence_original"].to_numpy(dtype=np.float64, na_value=np.nan)
+        conf_m = frame["confidence"].to_numpy(dtype=np.float64, na_value=np.nan)
+        ok_original = _confident(conf_o, threshold)
+        biased = flipped & ok_original & _confident(conf_m, threshold)
+        rows, pos, flat = _flat(frame["parent_flipped"], pa.bool_())
+        p_known = flat.is_valid().to_numpy(zero_copy_only=False)
+        p_flipped = flat.fill_null(False).to_numpy(zero_copy_only=False) & p_known
+        _, _, conf_flat = _flat(frame["parent_confidence"], pa.float32())
+        conf_p = conf_flat.to_numpy(zero_copy_only=False).astype(np.float64)
+        p_biased = p_flipped & ok_original[rows] & _confident(conf_p, threshold)
+
+    any_parent_biased = np.bincount(rows, weights=p_biased, minlength=n) > 0
+    parents_known = np.bincount(rows, weights=~p_known, minlength=n) == 0
+    parents_valid = frame["parents_valid"].fillna(False).to_numpy(dtype=bool) & inter
+    in_table = inter & valid & parents_valid & known & parents_known
+    hidden_base = in_table & biased
+    hidden = hidden_base & ~any_parent_biased
+
+    first_benign = np.zeros(n, dtype=bool)
+    second_biased = np.zeros(n, dtype=bool)
+    at0, at1 = pos == 0, pos == 1
+    first_benign[rows[at0]] = p_known[at0] & ~p_biased[at0]
+    second_biased[rows[at1]] = p_known[at1] & p_biased[at1]
+    hidden_artifact = hidden_base & first_benign & second_biased
+
+    # Truth-table cell as an index into patterns(order): E = 0, B = 1, mutant most significant.
+    code = np.where(biased, 0, 1) << np.maximum(order, 0)
+    weights = np.left_shift(1, np.maximum(order[rows] - 1 - pos, 0)) * (~p_biased)
+    code = code + np.bincount(rows, weights=weights, minlength=n).astype(np.int64)
+    pattern = np.full(n, None, dtype=object)
+    for k in np.unique(order[in_table]):
+        cells = np.array(patterns(int(k)), dtype=object)
+        sel = in_table & (order == k)
+        pattern[sel] = cells[code[sel]]
+    pattern[inter & valid & ~parents_valid] = PARENT_DISCARDED
+
+    return pd.DataFrame(
+        {
+            "valid": valid,
+            "known": known,
+            "biased": biased & known,
+            "intersectional": inter,
+            "parents_valid": parents_valid,
+            "parents_known": parents_known,
+            "any_parent_biased": any_parent_biased,
+            "in_truth_table": in_table,
+            "hidden_base": hidden_base,
+            "hidden": hidden,
+            "hidden_artifact": hidden_artifact,
+            "pattern": pattern,
+        },
+        index=frame.index,
+    )
+
+
+def hidden(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.Series:
+    """Hidden intersectional bias (DESIGN §2, Algorithm 1 l. 22–29): the mutant is valid and
+    bias-inducing, all its atomic parents are valid, and every parent is benign."""
+    return verdicts(outcomes, threshold)["hidden"]
+
+
+def hidden_as_in_artifact(
+    outcomes: pd.DataFrame | pa.Table, threshold: float | None = None
+) -> pd.Series:
+    """COMPATIBILITY ONLY, NOT the definition: the condition behind the original artifact's
+    RQ4.1 hidden count (DESIGN §8), which Python read as "atomic 1 benign and atomic 2 biased"
+    (cell ``E,B,E`` for N=2; for N=3 the third parent is ignored). Use :func:`hidden`."""
+    return verdicts(outcomes, threshold)["hidden_artifact"]
+
+
+def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
+    missing = [c for c in by if c not in frame.columns]
+    if missing:
+        raise KeyError(f"grouping column(s) {', '.join(missing)} not in the outcome rows")
+    return list(by)
+
+
+def counts(
+    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+) -> pd.DataFrame:
+    """The counts behind every rate (``COUNT_COLUMNS``), one row per group of ``by``."""
+    frame = _as_frame(outcomes)
+    by = _group_keys(frame, by)
+    v = verdicts(frame, threshold)
+    valid, known, biased = v["valid"], v["known"], v["biased"]
+    ind = pd.DataFrame(
+        {
+            "generated": np.ones(len(frame), dtype=np.int64),
+            "valid": valid,
+            "discarded": ~valid,
+            "decided": valid & known,
+            "undecided": valid & ~known,
+            "errors": valid & biased,
+            "discarded_decided": ~valid & known,
+            "false_positives": ~valid & biased,
+            "truth_table": v["in_truth_table"],
+            "parent_discarded": v["intersectional"] & valid & ~v["parents_valid"],
+            "hidden_base": v["hidden_base"],
+            "hidden": v["hidden"],
+            "hidden_artifact": v["hidden_artifact"],
+        },
+        index=frame.index,
+    ).astype(np.int64)
+    return _sum(pd.concat([frame[by], ind], axis=1), by, COUNT_COLUMNS)
+
+
+def _sum(frame: pd.DataFrame, by: Sequence[str], columns: Sequence[str]) -> pd.DataFrame:
+    if not by:
+        return pd.DataFrame([frame[list(columns)].sum().astype(np.int64)]).reset_index(drop=True)
+    return frame.groupby(list(by), sort=True, dropna=False)[list(columns)].sum().reset_index()
+
+
+def pool(counts_frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Sum counts over everything not in ``by`` (pooled counts, ready for :func:`add_rates`)."""
+    columns = [c for c in counts_frame.columns if c in COUNT_COLUMNS]
+    return _sum(counts_frame, by, columns)
+
+
+def add_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
+    """Append the rates (fractions in [0, 1], NaN when the denominator is 0) to a counts table."""
+    out = counts_frame.copy()
+
+    def ratio(num: str, den: str) -> pd.Series:
+        d = out[den].astype(np.float64)
+        return (out[num].astype(np.float64) / d).where(d > 0)
+
+    out["error_rate"] = ratio("errors", "decided")
+    out["hidden_rate"] = ratio("hidden", "hidden_base")
+    out["hidden_rate_artifact"] = ratio("hidden_artifact", "hidden_base")
+    out["valid_share"] = ratio("valid", "generated")
+    return out
+
+
+def truth_table(
+    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+) -> pd.DataFrame:
+    """Counts of every truth-table cell (and "parent discarded") per group and order.
+
+    Every cell of ``oracle.patterns(order)`` appears, with 0 when empty, for each group and
+    intersectional order present; the ``count`` column counts mutants.
+    """
+    frame = _as_frame(outcomes)
+    by = _group_keys(frame, by)
+    v = verdicts(frame, threshold)
+    rows = frame.loc[v["intersectional"], [*by, "order"]].copy()
+    rows["pattern"] = v.loc[v["intersectional"], "pattern"]
+    rows = rows[rows["pattern"].notna()]
+    found = rows.groupby([*by, "order", "pattern"], sort=False).size().to_dict()
+    groups = frame.loc[v["intersectional"], [*by, "order"]].drop_duplicates()
+    records = []
+    for key in sorted(groups.itertuples(index=False, name=None)):
+        order = int(key[-1])
+        for cell in [*patterns(order), PARENT_DISCARDED]:
+            records.append((*key[:-1], order, cell, int(found.get((*key, cell), 0))))
+    return pd.DataFrame(records, columns=[*by, "order", "pattern", "count"]).astype(
+        {"order": np.int64, "count": np.int64}
+    )
+
+
+def document_flags(
+    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+) -> pd.DataFrame:
+    """Per original (``by`` + doc_id): ``tested`` (>= 1 valid mutant with a known outcome) and
+    ``bias_inducing`` (>= 1 bias-inducing valid mutant). Flags of several suites of the same
+    originals combine with :func:`combine_flags` before :func:`distinct_originals`."""
+    frame = _as_frame(outcomes)
+    by = _group_keys(frame, by)
+    v = verdicts(frame, threshold)
+    flags = frame[[*by, "doc_id"]].copy()
+    flags["tested"] = v["valid"] & v["known"]
+    flags["bias_inducing"] = v["valid"] & v["biased"]
+    return combine_flags([flags], by)
+
+
+def combine_flags(flags: Iterable[pd.DataFrame], by: Sequence[str] = ()) -> pd.DataFrame:
+    """Merge document flags (an original is bias-inducing if it is in any of them)."""
+    frame = pd.concat(list(flags), ignore_index=True)
+    keys = [*by, "doc_id"]
+    return frame.groupby(keys, sort=True)[["tested", "bias_inducing"]].any().reset_index()
+
+
+def distinct_originals(flags: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """Originals with >= 1 valid mutant, those with >= 1 bias-inducing one, and the share."""
+    tested = flags[flags["tested"]]
+    out = _sum(
+        tested.assign(originals=1, bias_inducing=tested["bias_inducing"].astype(np.int64)),
+        list(by),
+        ("originals", "bias_inducing"),
+    )
+    out["share"] = (out["bias_inducing"] / out["originals"].astype(np.float64)).where(
+        out["originals"] > 0
+    )
+    return out
+
+
+def correctness(
+    outcomes: pd.DataFrame | pa.Table,
+    by: Sequence[str] = (),
+    threshold: float | None = None,
+    population: str = "errors",
+) -> pd.DataFrame:
+    """Right / wrong / no-answer counts of originals and mutants (paper Fig. 6), over the
+    bias-inducing valid mutants (``population="errors"``) or the hidden ones (``"hidden"``);
+    one count per bias error, ``unknown`` without gold labels."""
+    if population not in ("errors", "hidden"):
+        raise ValueError(f"population must be 'errors' or 'hidden', not {population!r}")
+    frame = _as_frame(outcomes)
+    by = _group_keys(frame, by)
+    v = verdicts(frame, threshold)
+    chosen = (v["valid"] & v["biased"]) if population == "errors" else v["hidden"]
+    rows = frame.loc[chosen]
+    records = []
+    for source, column in (("original", "correct_original"), ("mutant", "correct_mutant")):
+        part = rows[by].copy()
+        part["input"] = source
+        part["outcome"] = rows[column].fillna("unknown").astype(str)
+        records.append(part)
+    long = pd.concat(records, ignore_index=True)
+    found = long.groupby([*by, "input", "outcome"], sort=False).size().to_dict()
+    groups = sorted(set(frame[by].itertuples(index=False, name=None))) if by else [()]
+    out = [
+        (*g, source, outcome, int(found.get((*g, source, outcome), 0)))
+        for g in groups
+        for source in ("original", "mutant")
+        for outcome in CORRECTNESS_OUTCOMES
+    ]
+    return pd.DataFrame(out, columns=[*by, "input", "outcome", "count"]).astype({"count": np.int64})
+
+
+def threshold_curve(
+    outcomes: pd.DataFrame | pa.Table, thresholds: Iterable[float], by: Sequence[str] = ()
+) -> pd.DataFrame:
+    """Counts and rates under each confidence threshold (RQ6.3), one block per threshold."""
+    frame = _as_frame(outcomes)
+    parts = []
+    for t in thresholds:
+        part = counts(frame, by, threshold=float(t))
+        part.insert(0, "threshold", float(t))
+        parts.append(part)
+    return add_rates(pd.concat(parts, ignore_index=True))

@@ -1,0 +1,209 @@
+"""RQ1 tables from a hand-made run directory: Table 3 equals the rates module, totals pool
+counts, examples show the edits in bold, and a rerun is byte-identical."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from test_oracle import _write_shards
+from test_oracle_fixtures import TEXT, Suite, add_case
+
+from hinter import io, oracle, rates, rq1
+from hinter.edits import Edit
+
+META = {
+    "dataset": "imdb",
+    "task_type": "multi_class",
+    "label_names": ["neg", "pos"],
+    "display_names": ["Negative", "Positive"],
+    "empty_label_name": None,
+}
+
+
+def make_run(tmp_path):
+    """Two models x two datasets, an atomic and an intersectional suite each, two shards."""
+    outcome_files, example_files = [], []
+    plans = {
+        ("bert", "scotus"): [
+            (True, [False, False]),
+            (True, [True, False]),
+            (False, [False, False]),
+        ],
+        ("bert", "imdb"): [(True, [False, False]), (False, [True, True])],
+        ("llama", "imdb"): [(True, [False, True]), (True, [False, False]), (True, [False, False])],
+    }
+    for (model, dataset), cases in plans.items():
+        base = tmp_path / "in" / model / dataset
+        inter = [Suite("inter-race+gender"), Suite("inter-race+gender")]
+        atomic = [Suite("atomic-race"), Suite("atomic-race")]
+        for i, (m_biased, parents) in enumerate(cases):
+            shard = i % 2
+            doc = f"{dataset}-{i}"
+            add_case(inter[shard], doc, m_biased, parents)
+            atomic[shard].doc(doc, TEXT, pred=(0,))
+            atomic[shard].atomic(
+                doc, "race", "British", "Pakistani", pred=(1,) if i == 0 else (0,), role="mutant"
+            )
+        for name, suites in (("inter-race+gender", inter), ("atomic-race", atomic)):
+            paths = _write_shards(base / name, suites)
+            out = tmp_path / "results" / "outcomes" / model / dataset / f"{name}.parquet"
+            oracle.write_suite_outcomes(name, meta=META, output=out, **paths)
+            outcome_files.append(rq1.outcome_file(out))
+            if name.startswith("inter-"):
+                ex = tmp_path / "results" / "examples" / model / dataset / f"{name}.parquet"
+                rq1.write_hidden_examples(
+                    model=model,
+                    dataset=dataset,
+                    suite=name,
+                    outcomes=out,
+                    mutants=paths["mutants"],
+                    docs=paths["docs"],
+                    meta=META,
+                    output=ex,
+                    k=5,
+                    context=12,
+                )
+                example_files.append(ex)
+    return outcome_files, example_files
+
+
+def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
+    files, examples = make_run(tmp_path)
+    out = tmp_path / "rq1"
+    written = rq1.write_rq1(files, examples, out, datasets=["scotus", "imdb"], examples=5)
+    assert sorted(p.name for p in written) == sorted(
+        f"{n}.{e}" for n in rq1.TABLES for e in ("csv", "md")
+    )
+    first = {p.name: p.read_bytes() for p in written}
+    rq1.write_rq1(files, examples, out, datasets=["scotus", "imdb"], examples=5)
+    assert {p.name: p.read_bytes() for p in written} == first
+
+    t3 = pd.read_csv(out / "table3.csv")
+    frames = []
+    for f in files:
+        if f.order == 2:
+            frame = io.read_parquet(f.path).to_pandas()
+            frames.append(frame.assign(model=f.model, dataset=f.dataset))
+    allrows = pd.concat(frames)
+    direct = rates.add_rates(rates.counts(allrows, by=["model", "dataset"]))
+    for r in direct.itertuples():
+        row = t3[(t3["model"] == r.model) & (t3["dataset"] == r.dataset)].iloc[0]
+        assert row["error_rate_pct"] == pytest.approx(100 * r.error_rate)
+        assert row["hidden_rate_pct"] == pytest.approx(100 * r.hidden_rate)
+    total = t3[(t3["model"] == "Total") & (t3["dataset"] == "All")].iloc[0]
+    # 8 intersectional mutants, 6 bias-inducing, 4 of them hidden (E,B,B)
+    assert (total["decided"], total["errors"], total["hidden_base"], total["hidden"]) == (
+        8,
+        6,
+        6,
+        4,
+    )
+    llama_imdb = t3[(t3["model"] == "llama") & (t3["dataset"] == "imdb")].iloc[0]
+    assert llama_imdb["hidden_rate_pct"] == pytest.approx(100 * 2 / 3)
+    assert t3[(t3["model"] == "llama") & (t3["dataset"] == "scotus")].empty  # not tested
+
+    md = (out / "table3.md").read_text()
+    assert "| scotus | 66.67 (50.00) | N/A | 66.67 (50.00) |" in md
+    assert "| All | 60.00 (66.67) | 100.00 (66.67) | 75.00 (66.67) |" in md
+
+    atomic = pd.read_csv(out / "atomic_rates.csv")
+    assert (
+        atomic[(atomic["model"] == "Total") & (atomic["dataset"] == "All")]["errors"].iloc[0] == 3
+    )
+
+    distinct = pd.read_csv(out / "distinct_originals.csv")
+    pooled = distinct[(distinct["model"] == "Total") & (distinct["kind"] == "intersectional")].iloc[
+        0
+    ]
+    assert (pooled["originals"], pooled["bias_inducing"]) == (8, 6)
+
+    truth = pd.read_csv(out / "truth_table.csv")
+    total_cells = truth[truth["suite"] == "Total"].set_index("pattern")["count"]
+    assert (
+        total_cells["E,B,B"] == 4
+        and total_cells["E,E,B"] == 1
+        and total_cells["E,B,E"] == 1
+        and total_cells["B,E,E"] == 1
+    )
+    assert total_cells.drop("parent discarded").sum() == 8
+    text = (out / "truth_table.md").read_text()
+    assert "counts 1 (16.67%)" in text  # the artifact's condition: E,B,E
+
+    examples_csv = pd.read_csv(out / "hidden_examples.csv")
+    assert examples_csv["mutant_id"].nunique() == 4
+    assert set(examples_csv["type"]) == {"Original", "Atomic I", "Atomic II", "Intersectional"}
+    inter_lines = examples_csv[examples_csv["type"] == "Intersectional"]
+    assert (inter_lines["bias"] == "X").all() and (inter_lines["prediction"] == "Positive").all()
+    assert (
+        "**Pakistani**" in inter_lines["text"].iloc[0]
+        and "**trans women**" in inter_lines["text"].iloc[0]
+    )
+    race_line = examples_csv[examples_csv["type"] == "Atomic I"].iloc[0]
+    assert race_line["attributes"] == "Race" and race_line["mutations"] == "British → Pakistani"
+    assert "**Pakistani**" in race_line["text"] and "trans women" not in race_line["text"]
+
+    correct = pd.read_csv(out / "correctness.csv")
+    errors_total = correct[
+        (correct["population"] == "intersectional") & (correct["model"] == "Total")
+    ]
+    assert errors_total.groupby("input")["count"].sum().to_dict() == {"mutant": 6, "original": 6}
+
+
+def test_highlight_windows_and_bold_edits():
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
+    edit = Edit(text.index("delta"), text.index("delta") + 5, "DELTA*")
+    got = rq1.highlight(text, [edit], [(edit.start, edit.end)], context=7)
+    assert got == "… beta gamma **DELTA\\*** epsilon …"
+    original = rq1.highlight(text, [], [(edit.start, edit.end)], context=7)
+    assert original == "… beta gamma **delta** epsilon …"
+    far = Edit(text.index("lambda"), text.index("lambda") + 6, "LAMBDA")
+    two = rq1.highlight(text, [far], [(edit.start, edit.end), (far.start, far.end)], context=3)
+    assert two == "… gamma **delta** epsilon … kappa **LAMBDA** mu"
+
+
+def test_label_text_names_and_empty_sets():
+    assert rq1.label_text([1], META) == "Positive"
+    assert rq1.label_text([], META) == "no answer"
+    assert rq1.label_text([], {**META, "empty_label_name": "none"}) == "none"
+    assert rq1.label_text(None, META) == "?"
+
+
+def test_empty_run_writes_every_table(tmp_path):
+    suite = Suite("inter-race+gender")
+    add_case(suite, "d1", False, [False, False])
+    paths = _write_shards(tmp_path / "in", [suite])
+    out = tmp_path / "outcomes" / "m" / "imdb" / "inter-race+gender.parquet"
+    oracle.write_suite_outcomes("inter-race+gender", meta=META, output=out, **paths)
+    ex = tmp_path / "examples" / "m" / "imdb" / "inter-race+gender.parquet"
+    n = rq1.write_hidden_examples(
+        model="m",
+        dataset="imdb",
+        suite="inter-race+gender",
+        outcomes=out,
+        mutants=paths["mutants"],
+        docs=paths["docs"],
+        meta=META,
+        output=ex,
+    )
+    assert n == 0
+    written = rq1.write_rq1([rq1.outcome_file(out)], [ex], tmp_path / "rq1")
+    assert len(written) == 2 * len(rq1.TABLES)
+    assert "No hidden intersectional bias" in (tmp_path / "rq1" / "hidden_examples.md").read_text()
+    assert "| All | 0.00 (–) | 0.00 (–) |" in (tmp_path / "rq1" / "table3.md").read_text()
+
+
+def test_outcome_file_keys_come_from_the_path(tmp_path):
+    key = rq1.outcome_file("results/demo/outcomes/tiny-bert/scotus/inter-race+gender.parquet")
+    assert (key.model, key.dataset, key.suite, key.order) == (
+        "tiny-bert",
+        "scotus",
+        "inter-race+gender",
+        2,
+    )
+
+
+def test_the_rq1_rule_lists_exactly_the_library_tables(repo):
+    text = (repo / "workflow" / "rules" / "rq.smk").read_text()
+    block = text[text.index("RQ1_TABLES = [") : text.index("]", text.index("RQ1_TABLES = ["))]
+    listed = [line.strip().strip('",') for line in block.splitlines()[1:] if line.strip()]
+    assert listed == list(rq1.TABLES)

@@ -1,0 +1,26 @@
+"""Rule `rq1_tables`: RQ1's tables (Table 3, atomic rates, truth table, examples, ...)."""
+
+from pathlib import Path
+
+from hinter import rq1
+from hinter.errors import DataError
+from hinter.workflow import run
+
+
+def main() -> None:
+    out_dir = Path(snakemake.output[0]).parent
+    written = rq1.write_rq1(
+        [rq1.outcome_file(p) for p in snakemake.input.outcomes],
+        list(snakemake.input.examples),
+        out_dir,
+        datasets=list(snakemake.params.datasets),
+        examples=int(snakemake.params.examples),
+    )
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(
+            f"{out_dir}: RQ1 wrote {sorted(map(str, written))}, the rule expects {sorted(expected)}"
+        )
+
+
+run(snakemake, main)
