@@ -6,7 +6,15 @@ rule check_invariant:
     input:
         mutants=mutants("{track}", "{dataset}", "{suite}", "{shard}"),
         docs=lambda wc: tested(wc.dataset, wc.shard),
-        parser=parser_input,
+        # The demo pipeline when it is trained here; no parser when the invariant is off.
+        parser=parser_input if config["invariant"]["enabled"] else [],
+        # An intersectional suite waits for its attributes' atomic suites: the parse cache then
+        # holds its parents' sentences, and its parents' verdicts must agree with theirs.
+        atomic=lambda wc: [
+            validity(wc.track, wc.dataset, plan.suite_name((a,)), wc.shard)
+            for a in plan.parse_suite(wc.suite)
+            if wc.suite.startswith("inter-")
+        ],
     output:
         validity=validity("{track}", "{dataset}", "{suite}", "{shard}"),
         stats=f"{RUN}/validity/{{track}}/{{dataset}}/{{suite}}/{{shard}}.json",
@@ -14,6 +22,8 @@ rule check_invariant:
         f"{LOGS}/invariant/{{track}}/{{dataset}}/{{suite}}/{{shard}}.log",
     conda:
         CORE_ENV
+    # Jobs (suites x shards) fill the cores; with fewer jobs than cores, `--set-threads
+    # check_invariant=N` parses large batches (thousands of sentences) in N processes.
     threads: 1
     params:
         pipeline=parser_pipeline(),
@@ -21,3 +31,33 @@ rule check_invariant:
         cache_dir=config["cache_dir"],
     script:
         "../scripts/check_invariant.py"
+
+
+rule summarise_invariant:
+    """Generated, valid and discarded mutants by reason, per suite, for one track and dataset."""
+    input:
+        stats=lambda wc: [
+            f"{RUN}/validity/{wc.track}/{wc.dataset}/{suite}/{shard}.json"
+            for suite in suite_names(wc.dataset, wc.track)
+            for shard in shards(wc.dataset)
+        ],
+    output:
+        summary=f"{RUN}/validity/{{track}}/{{dataset}}/summary.csv",
+    log:
+        f"{LOGS}/invariant/{{track}}/{{dataset}}/summary.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    script:
+        "../scripts/summarise_invariant.py"
+
+
+rule invariant:
+    """Target: validity of every suite, and the summary of every (track, dataset)."""
+    input:
+        all_validity(),
+        [
+            f"{RUN}/validity/{track}/{ds}/summary.csv"
+            for ds in DATASETS
+            for track in plan.tracks(config, ds)
+        ],

@@ -1,0 +1,262 @@
+"""Shared by the invariant's tests and benchmark: a tiny spaCy pipeline, corpora and mutants.
+
+The pipeline (sentencizer + tagger + parser) is trained for a few iterations on hand-annotated
+sentences of a small grammar. It is deterministic for a fixed seed and fast to build; it need
+not be accurate, only a real spaCy parser whose output depends on the words.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from itertools import combinations, pairwise
+from pathlib import Path
+
+from hinter.edits import Edit, mutant_id
+
+# (template, PTB tags, heads (absolute), dependency labels); {slots} are single tokens.
+_TEMPLATES = [
+    (
+        "The {adj} {noun} saw {poss} {thing} .",
+        "DT JJ NN VBD PRP$ NN .",
+        [2, 2, 3, 3, 5, 3, 3],
+        "det amod nsubj ROOT poss dobj punct",
+    ),
+    (
+        "{pron} likes the {adj} {noun} .",
+        "PRP VBZ DT JJ NN .",
+        [1, 1, 4, 4, 1, 1],
+        "nsubj ROOT det amod dobj punct",
+    ),
+    (
+        "A {noun} from {place} visited us yesterday .",
+        "DT NN IN NNP VBD PRP NN .",
+        [1, 4, 1, 2, 4, 4, 4, 4],
+        "det nsubj prep pobj ROOT dobj npadvmod punct",
+    ),
+    (
+        "{poss} {noun} is a {adj} {noun2} .",
+        "PRP$ NN VBZ DT JJ NN .",
+        [1, 2, 2, 5, 5, 2, 2],
+        "poss nsubj ROOT det amod attr punct",
+    ),
+    (
+        "The court found that the {noun} had been {adj} .",
+        "DT NN VBD IN DT NN VBD VBN JJ .",
+        [1, 2, 2, 7, 5, 7, 7, 2, 7, 2],
+        "det nsubj ROOT mark det nsubj aux ccomp acomp punct",
+    ),
+    (
+        "She gave {obj} the {thing} .",
+        "PRP VBD PRP DT NN .",
+        [1, 1, 1, 4, 1, 1],
+        "nsubj ROOT dative det dobj punct",
+    ),
+    (
+        "The {adj} {noun} left early !",
+        "DT JJ NN VBD RB .",
+        [2, 2, 3, 3, 3, 3],
+        "det amod nsubj ROOT advmod punct",
+    ),
+    (
+        "Why did the {noun} call {obj} ?",
+        "WRB VBD DT NN VB PRP .",
+        [4, 4, 3, 4, 4, 4, 4],
+        "advmod aux det nsubj ROOT dobj punct",
+    ),
+]
+_SLOTS = {
+    "adj": ["old", "young", "British", "Pakistani", "white", "black", "tall", "short", "thin"],
+    "noun": ["man", "woman", "boy", "girl", "father", "mother", "applicant", "doctor", "nurse"],
+    "noun2": ["doctor", "nurse", "teacher", "man", "woman"],
+    "poss": ["his", "her", "their"],
+    "pron": ["He", "She", "They"],
+    "obj": ["him", "her", "them"],
+    "thing": ["dog", "book", "house", "car"],
+    "place": ["London", "Lahore", "Paris", "Nairobi"],
+}
+# Sentences without dictionary words: most of a long legal text.
+_NEUTRAL = [
+    "The court adjourned the {event} until {day} .",
+    "The {thing} was sold in {year} .",
+    "The government submitted its observations on {day} .",
+    "The {event} lasted {n} hours .",
+    "Witnesses described the {thing} in detail .",
+    "On {day} the registry received a letter about the {thing} .",
+    "The {event} was postponed twice , and the parties agreed .",
+]
+_SLOTS.update(
+    event=["hearing", "session", "trial", "meeting", "inquiry"],
+    day=["Monday", "Tuesday", "Friday", "12 May", "3 June"],
+    year=["1998", "2004", "2011", "2017"],
+    n=["two", "three", "five", "eleven"],
+)
+# Directed pairs per attribute, with the paper's Fig. 3 cases (his -> him, man -> disabled man).
+PAIRS = {
+    "gender": [("man", "woman"), ("his", "her"), ("his", "him"), ("boy", "girl"), ("he", "she")],
+    "race": [("British", "Pakistani"), ("white", "black"), ("London", "Lahore")],
+    "body": [("man", "disabled man"), ("tall", "short"), ("thin", "fat"), ("nurse", "fat nurse")],
+}
+
+
+def _fill(template: str, rng: random.Random) -> list[str]:
+    return [rng.choice(_SLOTS[w[1:-1]]) if w.startswith("{") else w for w in template.split()]
+
+
+def training_examples(nlp, n: int, seed: int):
+    from spacy.tokens import Doc
+    from spacy.training import Example
+
+    rng = random.Random(seed)
+    examples = []
+    for _ in range(n):
+        template, tags, heads, deps = rng.choice(_TEMPLATES)
+        words = _fill(template, rng)
+        words[0] = words[0][0].upper() + words[0][1:]
+        reference = Doc(nlp.vocab, words=words, tags=tags.split(), heads=heads, deps=deps.split())
+        examples.append(Example(Doc(nlp.vocab, words=words), reference))
+    return examples
+
+
+def build_pipeline(
+    path: Path, seed: int = 0, iterations: int = 4, width: int = 32, depth: int = 2
+) -> Path:
+    """Train the tiny pipeline and save it to ``path`` (deterministic for a seed).
+
+    ``width=96, depth=4`` are spaCy's defaults (and the demo pipeline's width): parsing then
+    costs about what a small real pipeline costs, which the benchmark needs; unit tests use a
+    narrower model that builds in well under a second.
+    """
+    import spacy
+
+    spacy.util.fix_random_seed(seed)
+    nlp = spacy.blank("en")
+    nlp.add_pipe("sentencizer")
+    tok2vec = {
+        "@architectures": "spacy.HashEmbedCNN.v2",
+        "pretrained_vectors": None,
+        "width": width,
+        "depth": depth,
+        "embed_size": 2000 if width >= 96 else 500,
+        "window_size": 1,
+        "maxout_pieces": 3 if width >= 96 else 2,
+        "subword_features": True,
+    }
+    nlp.add_pipe("tagger", config={"model": {"tok2vec": tok2vec}})
+    nlp.add_pipe("parser", config={"model": {"tok2vec": tok2vec}})
+    examples = training_examples(nlp, 32, seed)
+    optimizer = nlp.initialize(lambda: examples)
+    rng = random.Random(seed)
+    for _ in range(iterations):
+        rng.shuffle(examples)
+        for i in range(0, len(examples), 8):
+            nlp.update(examples[i : i + 8], sgd=optimizer, drop=0.1)
+    nlp.meta["name"] = "tiny_test"
+    nlp.meta["version"] = "0.0.1"
+    nlp.to_disk(path)
+    return path
+
+
+def sentence(rng: random.Random, neutral: bool = False) -> str:
+    template = rng.choice(_NEUTRAL) if neutral else rng.choice(_TEMPLATES)[0]
+    text = " ".join(_fill(template, rng))
+    for p in ".!?,":
+        text = text.replace(f" {p}", p)
+    return text[0].upper() + text[1:]
+
+
+def corpus(
+    n_docs: int, sentences: tuple[int, int], seed: int, neutral: float = 0.0
+) -> dict[str, str]:
+    """``doc_id -> text``: documents of a random number of sentences, a share ``neutral`` of
+    them without dictionary words."""
+    rng = random.Random(seed)
+    docs = {}
+    for d in range(n_docs):
+        k = rng.randint(*sentences)
+        parts = []
+        for _ in range(k):
+            parts.append(sentence(rng, rng.random() < neutral))
+            parts.append(rng.choice([" ", " ", " ", "  ", "\n"]))
+        docs[f"d{d:04d}"] = "".join(parts).rstrip()
+    return docs
+
+
+def _occurrences(text: str, source: str) -> list[tuple[int, int]]:
+    return [m.span() for m in re.finditer(rf"\b{re.escape(source)}\b", text, re.IGNORECASE)]
+
+
+def _case(replacement: str, original: str) -> str:
+    return replacement[0].upper() + replacement[1:] if original[:1].isupper() else replacement
+
+
+def atomic_edits(text: str, source: str, target: str) -> list[Edit]:
+    return [Edit(a, b, _case(target, text[a:b])) for a, b in _occurrences(text, source)]
+
+
+def mutants(docs: dict[str, str], max_inter: int = 12, seed: int = 0, order3: bool = True):
+    """Mutant rows (the MUTANTS contract) per document: atomic, then intersectional ones.
+
+    Intersectional mutants combine pairs of distinct attributes whose spans do not overlap;
+    their atomic parents are the atomic mutants of the same pairs.
+    """
+    rng = random.Random(seed)
+    rows = []
+    for doc_id, text in docs.items():
+        atomic = {}
+        for attribute, pairs in PAIRS.items():
+            for source, target in pairs:
+                edits = atomic_edits(text, source, target)
+                if edits:
+                    mid = mutant_id(doc_id, edits)
+                    atomic[(attribute, source, target)] = (mid, edits)
+                    rows.append(_row(mid, doc_id, [attribute], edits, []))
+        inter = []
+        orders = (2, 3) if order3 else (2,)
+        for order in orders:
+            for combo in combinations(sorted(atomic), order):
+                if len({c[0] for c in combo}) < order:
+                    continue
+                spans = sorted((e.start, e.end) for c in combo for e in atomic[c][1])
+                if any(b[0] < a[1] for a, b in pairwise(spans)):
+                    continue
+                inter.append(combo)
+        rng.shuffle(inter)
+        for combo in sorted(inter[:max_inter]):
+            edits = sorted(e for c in combo for e in atomic[c][1])
+            parents = [atomic[c][0] for c in combo]
+            rows.append(
+                _row(mutant_id(doc_id, edits), doc_id, [c[0] for c in combo], edits, parents)
+            )
+    return rows
+
+
+def _row(mid, doc_id, attributes, edits, parents, role="mutant") -> dict:
+    return {
+        "mutant_id": mid,
+        "doc_id": doc_id,
+        "order": len(attributes),
+        "role": role,
+        "attributes": attributes,
+        "pair_ids": [],
+        "edits": [e.as_dict() for e in edits],
+        "parent_ids": parents,
+    }
+
+
+_NASTY = ["", ".", "!", " ", "  ", "\n", ". The", "? ", "Mr.", '"', "old man", "man.", ". . ."]
+
+
+def nasty_mutants(docs: dict[str, str], per_doc: int, seed: int) -> list[dict]:
+    """Random edits that move, add and remove sentence boundaries and whitespace."""
+    rng = random.Random(seed)
+    rows = []
+    for doc_id, text in docs.items():
+        for _ in range(per_doc):
+            points = sorted(rng.sample(range(len(text) + 1), k=min(len(text) + 1, 4)))
+            edits = []
+            for a, b in zip(points[::2], points[1::2], strict=False):
+                b = min(b, a + rng.choice([0, 0, 1, 2, 5]))
+                edits.append(Edit(a, b, rng.choice(_NASTY)))
+            rows.append(_row(mutant_id(doc_id, edits), doc_id, ["noise"], edits, []))
+    return rows
