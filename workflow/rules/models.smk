@@ -24,10 +24,32 @@ rule train_encoder:
         "../scripts/train_encoder.py"
 
 
+rule model_performance:
+    """Our fine-tuned encoders' scores beside LexGLUE's reported ones (001 Table 5)."""
+    input:
+        metrics=[f"{model_dir(r.model, r.dataset)}/metrics.json" for r in model_runs()],
+        reported=RESOURCES / "lexglue" / "reported_scores.csv",
+    output:
+        csv=f"{RUN}/models/performance.csv",
+        md=f"{RUN}/models/performance.md",
+    log:
+        f"{LOGS}/models/performance.log",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        checkpoints={
+            name: spec.get("checkpoint") for name, spec in config["models"]["encoders"].items()
+        },
+    script:
+        "../scripts/model_performance.py"
+
+
 rule predict:
     """Predictions for the originals and mutants of one shard (deduplicated, cached)."""
     input:
         unpack(predict_inputs),
+        meta=lambda wc: dataset_meta(wc.dataset),
     output:
         predictions("{model}", "{dataset}", "{shard}"),
     log:

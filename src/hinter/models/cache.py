@@ -1,0 +1,134 @@
+"""Persistent prediction cache: reruns and new suites never repeat a forward pass.
+
+One SQLite file per model fingerprint under ``<cache_dir>/predictions/``, with two tables:
+
+- ``texts``: text hash → hash of the model-visible token ids (the text after tokenisation and
+  truncation), so a rerun needs neither tokenisation nor the model;
+- ``outputs``: token-ids hash → the model's logits (float32, little-endian bytes; no pickles).
+
+Keying outputs by the visible token ids means two texts that differ only beyond the model's
+window, or only in ways its tokenizer ignores (case, for an uncased model), share one forward
+pass. SQLite's locking makes the cache safe for concurrent Snakemake jobs (every write is one
+short transaction; readers wait up to ``timeout`` seconds for a writer). Prefer a local or
+POSIX-locking file system for ``cache_dir`` on a cluster.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from hinter.errors import DataError
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS texts (text_hash TEXT PRIMARY KEY, ids_hash TEXT NOT NULL)"
+    " WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS outputs (ids_hash TEXT PRIMARY KEY, logits BLOB NOT NULL)"
+    " WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+_CHUNK = 500  # keys per IN (...) query, well under SQLite's variable limit
+
+
+class MemoryCache:
+    """The cache interface, in memory: used when the persistent cache is off, and in tests."""
+
+    def __init__(self, n_labels: int):
+        self.n_labels = n_labels
+        self._texts: dict[str, str] = {}
+        self._outputs: dict[str, np.ndarray] = {}
+
+    def get_ids(self, text_hashes: Iterable[str]) -> dict[str, str]:
+        return {h: self._texts[h] for h in text_hashes if h in self._texts}
+
+    def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        return {h: self._outputs[h] for h in ids_hashes if h in self._outputs}
+
+    def put(self, texts: Mapping[str, str], outputs: Mapping[str, np.ndarray]) -> None:
+        for h, logits in outputs.items():
+            self._outputs.setdefault(h, np.asarray(logits, dtype=np.float32))
+        for h, ids in texts.items():
+            self._texts.setdefault(h, ids)
+
+    def close(self) -> None:
+        pass
+
+
+class PredictionCache(MemoryCache):
+    """The SQLite-backed cache of one model fingerprint (see the module docstring)."""
+
+    def __init__(
+        self, cache_dir: str | Path, fingerprint: str, n_labels: int, timeout: float = 600
+    ):
+        self.n_labels = n_labels
+        self.path = Path(cache_dir) / "predictions" / f"{fingerprint[:40]}.sqlite"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            with self._transaction():
+                for statement in _SCHEMA:
+                    self._db.execute(statement)
+                self._db.execute(
+                    "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?), ('n_labels', ?)",
+                    (fingerprint, str(n_labels)),
+                )
+            stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"{self.path}: unusable prediction cache ({exc}); delete it") from None
+        if stored.get("fingerprint") != fingerprint or stored.get("n_labels") != str(n_labels):
+            raise DataError(f"{self.path}: the cache belongs to another model; delete it")
+
+    def _transaction(self):
+        db = self._db
+
+        class _Tx:
+            def __enter__(self):
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, exc_type, exc, tb):
+                db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+
+        return _Tx()
+
+    def _select(self, table: str, key: str, value: str, keys: Iterable[str]) -> list[tuple]:
+        keys = list(dict.fromkeys(keys))
+        rows: list[tuple] = []
+        try:
+            for i in range(0, len(keys), _CHUNK):
+                part = keys[i : i + _CHUNK]
+                marks = ",".join("?" * len(part))
+                query = f"SELECT {key}, {value} FROM {table} WHERE {key} IN ({marks})"
+                rows.extend(self._db.execute(query, part).fetchall())
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"{self.path}: unusable prediction cache ({exc}); delete it") from None
+        return rows
+
+    def get_ids(self, text_hashes: Iterable[str]) -> dict[str, str]:
+        return dict(self._select("texts", "text_hash", "ids_hash", text_hashes))
+
+    def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+        out = {}
+        for h, blob in self._select("outputs", "ids_hash", "logits", ids_hashes):
+            if len(blob) != 4 * self.n_labels:
+                raise DataError(f"{self.path}: corrupt entry {h}; delete the cache file")
+            out[h] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        return out
+
+    def put(self, texts: Mapping[str, str], outputs: Mapping[str, np.ndarray]) -> None:
+        """Store outputs before the text mappings that point at them, in one transaction."""
+        if not texts and not outputs:
+            return
+        rows = [(h, np.asarray(v, dtype="<f4").tobytes()) for h, v in outputs.items()]
+        try:
+            with self._transaction():
+                self._db.executemany("INSERT OR IGNORE INTO outputs VALUES (?, ?)", rows)
+                self._db.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts.items())
+        except sqlite3.DatabaseError as exc:
+            raise DataError(f"{self.path}: cannot write the prediction cache ({exc})") from None
+
+    def close(self) -> None:
+        self._db.close()

