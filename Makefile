@@ -23,8 +23,10 @@ $(STAMP): pyproject.toml requirements/cpu.lock
 	@rm -f $(VENV)/.hinter-installed-*
 	@touch $@
 
+# One torch thread per model job: the demo's models are tiny, and jobs run side by side.
 demo: $(STAMP)
-	$(OFFLINE) $(BIN)/snakemake --cores $(CORES) --configfile config/demo.yaml --profile workflow/profiles/default
+	$(OFFLINE) $(BIN)/snakemake --cores $(CORES) --configfile config/demo.yaml \
+		--profile workflow/profiles/default --set-threads train_encoder=1 predict=1
 
 test: $(STAMP)
 	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS)

@@ -27,6 +27,10 @@ include: "workflow/rules/rq.smk"
 rule all:
     default_target: True
     input:
+        rules.dictionary.input,
+        rules.mutation.input,
+        rules.invariant.input,
+        rules.model_performance.output,
         rules.rq1.input,
         rules.rq2.input,
         rules.rq3.input,

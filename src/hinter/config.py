@@ -166,8 +166,10 @@ def _check_references(cfg: dict) -> None:
                 raise _unknown(f"models.{section}.{name}.track", track, "track", tracks)
     for name, spec in models["encoders"].items():
         key = f"models.encoders.{name}"
-        if spec["init"] == "pretrained" and "checkpoint" not in spec:
-            raise ConfigError(f"config key '{key}.checkpoint': required for a pretrained encoder")
+        if spec["init"] in ("pretrained", "finetuned") and "checkpoint" not in spec:
+            raise ConfigError(
+                f"config key '{key}.checkpoint': required for a {spec['init']} encoder"
+            )
         if spec["init"] == "random" and "architecture" not in spec:
             raise ConfigError(f"config key '{key}.architecture': required for a random init")
     for ds in models["training"]["per_dataset"]:

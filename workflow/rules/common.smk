@@ -106,6 +106,22 @@ def outcomes(model, dataset, suite):
     return f"{RUN}/outcomes/{model}/{dataset}/{suite}.parquet"
 
 
+def mutation_summary(track, dataset):
+    return f"{RUN}/mutants/{track}/{dataset}/summary.csv"
+
+
+def validity_summary(track, dataset):
+    return f"{RUN}/validity/{track}/{dataset}/summary.csv"
+
+
+def all_mutation_summaries():
+    return [mutation_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
+
+
+def all_validity_summaries():
+    return [validity_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
+
+
 def hidden_examples(model, dataset, suite):
     return f"{RUN}/examples/{model}/{dataset}/{suite}.parquet"
 

@@ -42,7 +42,7 @@ rule summarise_invariant:
             for shard in shards(wc.dataset)
         ],
     output:
-        summary=f"{RUN}/validity/{{track}}/{{dataset}}/summary.csv",
+        summary=validity_summary("{track}", "{dataset}"),
     log:
         f"{LOGS}/invariant/{{track}}/{{dataset}}/summary.log",
     conda:
@@ -56,8 +56,4 @@ rule invariant:
     """Target: validity of every suite, and the summary of every (track, dataset)."""
     input:
         all_validity(),
-        [
-            f"{RUN}/validity/{track}/{ds}/summary.csv"
-            for ds in DATASETS
-            for track in plan.tracks(config, ds)
-        ],
+        all_validity_summaries(),

@@ -33,7 +33,7 @@ rule mutation_summary:
             for shard in shards(wc.dataset)
         ],
     output:
-        summary=f"{RUN}/mutants/{{track}}/{{dataset}}/summary.csv",
+        summary=mutation_summary("{track}", "{dataset}"),
     log:
         f"{LOGS}/mutate/{{track}}/{{dataset}}/summary.log",
     conda:
@@ -43,12 +43,8 @@ rule mutation_summary:
         "../scripts/mutation_summary.py"
 
 
-rule mutate_all:
+rule mutation:
     """Every suite of every (track, dataset), with the per-(track, dataset) summaries."""
     input:
         all_mutants(),
-        [
-            f"{RUN}/mutants/{track}/{dataset}/summary.csv"
-            for dataset in DATASETS
-            for track in plan.tracks(config, dataset)
-        ],
+        all_mutation_summaries(),

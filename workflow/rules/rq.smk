@@ -42,13 +42,13 @@ rule rq1:
 rule rq2:
     """RQ2 grammatical validity of originals and mutants (Fig. 8a)."""
     input:
-        all_validity(),
+        all_validity_summaries(),
 
 
 rule rq3:
     """RQ3 the dependency invariant: valid vs discarded, true vs false positives (Figs. 7, 8b, 8c)."""
     input:
-        all_validity(),
+        all_validity_summaries(),
         all_outcomes(),
 
 
@@ -61,7 +61,9 @@ rule rq4:
 rule rq5:
     """RQ5 scalability to three attributes (Table 5)."""
     input:
-        all_validity(),
+        all_mutation_summaries(),
+        all_validity_summaries(),
+        all_outcomes(),
 
 
 rule rq6:
