@@ -36,6 +36,7 @@ from hinter.models.training import random_config
 pytestmark = pytest.mark.benchmark
 
 FULL = os.environ.get("HINTER_BENCH_SCALE", "smoke") == "full"
+REPEATS = 5 if FULL else 3
 SENTENCE = (
     "the applicant complained that the court held a black woman and a tall man in detention "
     "for years while the state police denied her family any access to a lawyer or a judge"
@@ -128,8 +129,16 @@ def _timed(fn, *args):
 
 
 def _compare(name: str, clf: Classifier, texts: list[str], batch_size: int) -> float:
-    (ours, logits), t_ours = _timed(_ours, clf, texts, batch_size)
-    naive, t_naive = _timed(_naive, clf, texts)
+    """Median of interleaved repetitions after a warm-up of both sides (noisy shared machines)."""
+    _ours(clf, texts[:8], batch_size)
+    _naive(clf, texts[:8])
+    t_ours_all, t_naive_all = [], []
+    for _ in range(REPEATS):
+        (ours, logits), t = _timed(_ours, clf, texts, batch_size)
+        t_ours_all.append(t)
+        naive, t = _timed(_naive, clf, texts)
+        t_naive_all.append(t)
+    t_ours, t_naive = float(np.median(t_ours_all)), float(np.median(t_naive_all))
     labels_naive = (
         [np.flatnonzero(row > 0.5).tolist() for row in naive]
         if clf.task_type == "multi_label"
@@ -141,7 +150,7 @@ def _compare(name: str, clf: Classifier, texts: list[str], batch_size: int) -> f
     print(
         f"\n[bench] {name}: {len(texts)} texts, threads {torch.get_num_threads()} | "
         f"engine {len(texts) / t_ours:.1f} texts/s | naive pipeline {len(texts) / t_naive:.1f} "
-        f"texts/s | speed-up x{ratio:.2f}",
+        f"texts/s | speed-up x{ratio:.2f} (median of {REPEATS})",
         file=sys.stderr,
     )
     return ratio

@@ -84,6 +84,23 @@ class Encoded:
         return ids_hash(self.ids)
 
 
+MAX_PADDING = 0.25  # largest share of a batch row that may be padding
+
+
+def padded_batches(keys: Sequence[str], lengths: Sequence[int], batch_size: int) -> list[list[str]]:
+    """Split length-sorted (longest first) inputs into batches of at most ``batch_size`` whose
+    rows are at most ``MAX_PADDING`` padding. Unbounded padding made a CPU batch of mixed
+    lengths twice as slow as one text at a time: the model is compute-bound there."""
+    batches: list[list[str]] = []
+    width = 0
+    for key, length in zip(keys, lengths, strict=True):
+        if not batches or len(batches[-1]) >= batch_size or length < width * (1 - MAX_PADDING):
+            batches.append([])
+            width = length
+        batches[-1].append(key)
+    return batches
+
+
 def ids_hash(ids: np.ndarray) -> str:
     return hashlib.blake2b(np.asarray(ids, dtype="<i4").tobytes(), digest_size=16).hexdigest()
 
@@ -156,8 +173,7 @@ class Engine:
         order = sorted(sequences, key=lambda h: (-len(sequences[h]), h))
         out: dict[str, np.ndarray] = {}
         model, device = self.clf.model, self.clf.device
-        for start in range(0, len(order), self.batch_size):
-            keys = order[start : start + self.batch_size]
+        for keys in padded_batches(order, [len(sequences[h]) for h in order], self.batch_size):
             width = len(sequences[keys[0]])
             input_ids = np.full((len(keys), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(keys), width), dtype=np.int64)
