@@ -1,4 +1,4 @@
-"""Helpers to run Snakemake on the repository's workflow in a scratch working directory."""
+"""Fixtures that run Snakemake on the repository's workflow in scratch working directories."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 
 
 def snakemake(*args: str, workdir: Path | None = None, timeout: int = 600, env=None):
@@ -17,18 +18,27 @@ def snakemake(*args: str, workdir: Path | None = None, timeout: int = 600, env=N
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile")]
     if workdir is not None:
         cmd += ["--directory", str(workdir)]
-    run_env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "HF_DATASETS_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-    }
-    run_env.update(env or {})
+    run_env = {**os.environ, **OFFLINE, "TOKENIZERS_PARALLELISM": "false", **(env or {})}
     return subprocess.run(
         [*cmd, *args], cwd=REPO, capture_output=True, text=True, timeout=timeout, env=run_env
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def run_snakemake():
     return snakemake
+
+
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory) -> Path:
+    """The whole demo workflow, run once per session (HINTER_TEST_DEMO_DIR reuses a folder)."""
+    workdir = Path(os.environ.get("HINTER_TEST_DEMO_DIR") or tmp_path_factory.mktemp("demo"))
+    workdir.mkdir(parents=True, exist_ok=True)
+    proc = snakemake(
+        "--cores", "2", "--configfile", str(REPO / "config" / "demo.yaml"),
+        "--profile", str(REPO / "workflow" / "profiles" / "default"),
+        "--set-threads", "train_encoder=1", "predict=1",
+        workdir=workdir, timeout=2400,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+    return workdir / "results" / "demo"

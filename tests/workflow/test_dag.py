@@ -9,8 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import REPO, snakemake
-
 pytestmark = pytest.mark.workflow
 
 
@@ -23,8 +21,8 @@ def _job_counts(stdout: str) -> dict[str, int]:
     return counts
 
 
-def test_paper_dag_dry_run_offline(tmp_path):
-    proc = snakemake("-n", "--quiet", "rules", workdir=tmp_path)
+def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
+    proc = run_snakemake("-n", "--quiet", "rules", workdir=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     counts = _job_counts(proc.stdout)
     assert counts["download_dataset"] == 5
@@ -41,8 +39,10 @@ def test_paper_dag_dry_run_offline(tmp_path):
     assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
 
 
-def test_demo_dag_dry_run(tmp_path):
-    proc = snakemake("-n", "--quiet", "rules", "--configfile", "config/demo.yaml", workdir=tmp_path)
+def test_demo_dag_dry_run(tmp_path, run_snakemake):
+    proc = run_snakemake(
+        "-n", "--quiet", "rules", "--configfile", "config/demo.yaml", workdir=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     counts = _job_counts(proc.stdout)
     assert counts["demo_dataset"] == 5
@@ -50,13 +50,13 @@ def test_demo_dag_dry_run(tmp_path):
     assert "download_dataset" not in counts
 
 
-def test_one_rq_target_dry_run(tmp_path):
-    proc = snakemake("rq3", "-n", "--configfile", "config/demo.yaml", workdir=tmp_path)
+def test_one_rq_target_dry_run(tmp_path, run_snakemake):
+    proc = run_snakemake("rq3", "-n", "--configfile", "config/demo.yaml", workdir=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
-def test_bad_config_key_stops_before_any_job(tmp_path):
-    proc = snakemake(
+def test_bad_config_key_stops_before_any_job(tmp_path, run_snakemake):
+    proc = run_snakemake(
         "--cores",
         "1",
         "--configfile",
@@ -74,8 +74,8 @@ def test_bad_config_key_stops_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-def test_offline_hub_request_ends_with_one_line_and_no_output(tmp_path):
-    proc = snakemake(
+def test_offline_hub_request_ends_with_one_line_and_no_output(tmp_path, run_snakemake):
+    proc = run_snakemake(
         "--cores",
         "1",
         "--config",
@@ -96,21 +96,21 @@ def test_offline_hub_request_ends_with_one_line_and_no_output(tmp_path):
     )
 
 
-def test_lint_and_format_are_clean():
-    lint = snakemake("--lint", "--configfile", "config/demo.yaml")
+def test_lint_and_format_are_clean(run_snakemake, repo):
+    lint = run_snakemake("--lint", "--configfile", "config/demo.yaml")
     assert lint.returncode == 0, lint.stderr[-3000:]
     assert "Lints for" not in lint.stdout + lint.stderr, lint.stdout[-3000:]
     bindir = Path(sys.executable).parent
     fmt = subprocess.run(
         [str(bindir / "snakefmt"), "--check", "Snakefile", "workflow/rules"],
-        cwd=REPO,
+        cwd=repo,
         capture_output=True,
         text=True,
     )
     assert fmt.returncode == 0, fmt.stderr[-2000:]
     ruff = subprocess.run(
         [str(bindir / "ruff"), "check", "src", "tests", "workflow/scripts"],
-        cwd=REPO,
+        cwd=repo,
         capture_output=True,
         text=True,
     )
