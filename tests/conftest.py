@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,8 @@ for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
+# Shared test helpers (hand-built suites, model directories, a tiny parser) live in tests/support.
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 
 @pytest.fixture(scope="session")

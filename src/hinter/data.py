@@ -8,7 +8,6 @@ of DESIGN §7 are checked on every download, so a changed upstream dataset fails
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,8 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from hinter import io, tables
-from hinter.errors import DataError, OfflineError
+from hinter import hub, io, tables
+from hinter.errors import DataError, OfflineError, first_line
 from hinter.shards import shard_of
 
 log = logging.getLogger(__name__)
@@ -122,13 +121,6 @@ def display_names(dataset: str, labels_dir: str | Path) -> list[str]:
     return names
 
 
-def is_offline() -> bool:
-    return any(
-        os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
-        for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")
-    )
-
-
 def _offline_message(what: str) -> str:
     return (
         f"{what} is on the HuggingFace hub, which is unreachable offline: go online "
@@ -153,26 +145,19 @@ def load_hub(facts: DatasetFacts, source: Mapping[str, Any]):
         try:
             return datasets.load_from_disk(str(local)), f"local:{local.resolve()}"
         except Exception as exc:  # any failure to read the local copy is the file's fault
-            raise DataError(
-                f"{local}: cannot load the local dataset ({_first_line(exc)})"
-            ) from None
+            raise DataError(f"{local}: cannot load the local dataset ({first_line(exc)})") from None
     what = f"dataset {repo}" + (f" ({name})" if name else "")
-    if is_offline():
+    if hub.offline():
         raise OfflineError(_offline_message(what))
     from huggingface_hub import HfApi
 
     try:
         info = HfApi().dataset_info(repo, revision=revision, timeout=15)
     except Exception as exc:
-        raise OfflineError(f"{_offline_message(what)} [{_first_line(exc)}]") from None
+        raise OfflineError(f"{_offline_message(what)} [{first_line(exc)}]") from None
     sha = info.sha or revision
     dsd = datasets.load_dataset(repo, name, revision=sha)
     return dsd, sha
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _label_names(feature) -> list[str] | None:

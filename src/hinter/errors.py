@@ -15,3 +15,9 @@ class DataError(HinterError):
 
 class OfflineError(HinterError):
     """A hub resource was requested while offline."""
+
+
+def first_line(exc: BaseException) -> str:
+    """The first line of an exception's message (library errors can span many lines)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__

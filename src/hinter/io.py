@@ -17,7 +17,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from hinter.errors import DataError
+from hinter.errors import DataError, first_line
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -84,7 +84,7 @@ def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None
     try:
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
     if schema is not None:
         wanted = schema if columns is None else pa.schema([schema.field(c) for c in columns])
         table = conform(table, wanted, where=str(path))
@@ -100,7 +100,7 @@ def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
         return table.select(schema.names).cast(schema)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
         raise DataError(
-            f"{where}: columns do not match the expected types ({_first_line(exc)})"
+            f"{where}: columns do not match the expected types ({first_line(exc)})"
         ) from None
 
 
@@ -146,8 +146,3 @@ class ParquetStreamWriter:
             self.close()
         else:
             self.abort(exc)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-import _inv_corpus as corpus
+import inv_corpus as corpus
 import pytest
 
 from hinter import tables

@@ -161,8 +161,11 @@ def test_offline_hub_request_fails_fast(monkeypatch, tmp_path):
 
 def test_unreachable_hub_fails_fast_with_the_same_advice(monkeypatch, tmp_path):
     """Online mode but nothing listening: the pre-flight request fails instead of hanging."""
-    for var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+    from hinter import hub
+
+    for var in hub.OFFLINE_VARS:
         monkeypatch.delenv(var, raising=False)
+    assert not hub.offline()
     monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # discard port: connection refused
     import huggingface_hub.constants as hub_constants
 

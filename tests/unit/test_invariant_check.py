@@ -8,10 +8,9 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import sys
 from collections import Counter
-from pathlib import Path
 
+import inv_corpus as corpus
 import pytest
 
 from hinter.edits import Edit, apply_edits
@@ -25,9 +24,6 @@ from hinter.invariant import (
     load_pipeline,
 )
 from hinter.invariant import parse as parse_module
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import _inv_corpus as corpus
 
 
 @pytest.fixture(scope="module")

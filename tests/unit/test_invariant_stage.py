@@ -5,9 +5,8 @@ from __future__ import annotations
 import csv
 import json
 import shutil
-import sys
-from pathlib import Path
 
+import inv_corpus as corpus
 import pyarrow as pa
 import pytest
 import spacy
@@ -16,9 +15,6 @@ from hinter import tables
 from hinter.errors import ConfigError, DataError
 from hinter.invariant import check_shard, load_pipeline, pipeline_fingerprint, summarise
 from hinter.io import read_parquet, write_parquet
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-import _inv_corpus as corpus
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import torch
-from test_models_fixtures import MAX_LENGTH, ForwardCounter, make_model_dir, single_thread, text_of  # noqa: F401 (a fixture)
+from model_dirs import MAX_LENGTH, ForwardCounter, make_model_dir, single_thread, text_of  # noqa: F401 (a fixture)
 
 from hinter import edits, io, tables
 from hinter.errors import DataError

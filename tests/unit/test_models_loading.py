@@ -7,7 +7,7 @@ import shutil
 import time
 
 import pytest
-from test_models_fixtures import make_model_dir
+from model_dirs import make_model_dir
 
 from hinter.errors import ConfigError, DataError, OfflineError
 from hinter.models import loading

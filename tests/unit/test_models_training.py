@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from test_models_fixtures import single_thread, text_of, write_documents  # noqa: F401 (a fixture)
+from model_dirs import single_thread, text_of, write_documents  # noqa: F401 (a fixture)
 
 from hinter import io
 from hinter.errors import ConfigError, DataError, OfflineError

@@ -8,7 +8,7 @@ from itertools import product
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_oracle_fixtures import MISSING, TEXT, Suite, add_case
+from oracle_cases import MISSING, TEXT, Suite, add_case
 
 from hinter import io, oracle, tables
 from hinter.errors import DataError

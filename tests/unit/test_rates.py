@@ -10,7 +10,7 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
-from test_oracle_fixtures import ATTRIBUTE_WORDS, MISSING, TEXT, Suite, add_case
+from oracle_cases import ATTRIBUTE_WORDS, MISSING, TEXT, Suite, add_case
 
 from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, suite_attributes

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from oracle_cases import TEXT, Suite, add_case
 from test_oracle import _write_shards
-from test_oracle_fixtures import TEXT, Suite, add_case
 
 from hinter import io, oracle, rates, rq1
 from hinter.edits import Edit

@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from hinter import edits as edits_mod
 from hinter import io, tables
-from hinter.errors import DataError
+from hinter.errors import DataError, first_line
 from hinter.models import decisions
 from hinter.models.cache import MemoryCache, PredictionCache
 from hinter.models.loading import Classifier, load_classifier
@@ -378,7 +378,7 @@ def _parquet_batches(path: str | Path, batch_size: int) -> Iterator[pa.Table]:
         for batch in batches:
             yield io.conform(pa.Table.from_batches([batch]), _MUTANT_COLUMNS, where=str(path))
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable mutants file ({_first_line(exc)})") from None
+        raise DataError(f"{path}: not a readable mutants file ({first_line(exc)})") from None
 
 
 def count_rows(paths: Sequence[str | Path]) -> int:
@@ -492,8 +492,3 @@ def _stack(keys: Sequence[str], logits: Mapping[str, np.ndarray], n_labels: int)
     if not keys:
         return np.zeros((0, n_labels), dtype=np.float32)
     return np.stack([logits[k] for k in keys]).astype(np.float32)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

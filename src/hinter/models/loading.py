@@ -16,12 +16,12 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hinter.errors import ConfigError, DataError, OfflineError
+from hinter import hub
+from hinter.errors import ConfigError, DataError, OfflineError, first_line
 from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL, check_task_type
 
 SIDECAR = "hinter.json"
@@ -60,14 +60,6 @@ PYPI_MODELS: dict[str, PypiModel] = {
 }
 
 
-def hub_offline() -> bool:
-    """Whether the HuggingFace hub is switched off (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)."""
-    return any(
-        os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
-        for var in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
-    )
-
-
 def sha256_file(path: str | Path) -> str:
     with open(path, "rb") as fh:
         return hashlib.file_digest(fh, "sha256").hexdigest()
@@ -86,7 +78,7 @@ class Checkpoint:
         kwargs: dict[str, Any] = {"trust_remote_code": False}
         if self.kind == "hub":
             kwargs["revision"] = self.revision or "main"
-            kwargs["local_files_only"] = hub_offline()
+            kwargs["local_files_only"] = hub.offline()
         else:
             kwargs["local_files_only"] = True
         return kwargs
@@ -105,7 +97,7 @@ def resolve_checkpoint(source: str, revision: str | None = None) -> Checkpoint:
         if not path.is_dir():
             raise DataError(f"model directory {source} not found")
         return Checkpoint(source, str(path.resolve()), "local")
-    if hub_offline() and not _in_hub_cache(source, revision):
+    if hub.offline() and not _in_hub_cache(source, revision):
         raise OfflineError(
             f"model {source} is on the HuggingFace hub, which is unreachable offline: go online "
             "(unset HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE), point the checkpoint at a local "
@@ -319,7 +311,7 @@ def load_classifier(
         )
     except Exception as exc:  # any failure to read the directory is the directory's fault
         raise DataError(
-            f"model directory {path}: cannot load the model ({_first_line(exc)})"
+            f"model directory {path}: cannot load the model ({first_line(exc)})"
         ) from None
     if not getattr(tokenizer, "is_fast", False):
         raise DataError(f"model directory {path}: a fast (tokenizers) tokenizer is required")
@@ -349,8 +341,3 @@ def _default_max_length(tokenizer, config: dict) -> int:
     if length is None or length > 100_000:  # transformers' "no limit" sentinel
         length = position_limit(config) or 512
     return int(length)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

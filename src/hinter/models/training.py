@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from hinter import io, tables
+from hinter import hub, io, tables
 from hinter.errors import ConfigError, DataError, HinterError, OfflineError
 from hinter.models import decisions
 from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL
@@ -36,7 +36,6 @@ from hinter.models.loading import (
     SIDECAR,
     Checkpoint,
     hub_commit,
-    hub_offline,
     n_labels_of,
     read_model_dir,
     resolve_checkpoint,
@@ -211,7 +210,7 @@ def _load_tokenizer(
 def _load_error(what: str, source: str, exc: BaseException) -> HinterError:
     text = str(exc).strip().splitlines()
     first = text[0] if text else type(exc).__name__
-    if hub_offline():
+    if hub.offline():
         return OfflineError(f"{what} {source}: not available offline ({first})")
     return DataError(f"{what} {source}: cannot load ({first})")
 

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from hinter import io, plan, tables
-from hinter.errors import DataError
+from hinter.errors import DataError, first_line
 from hinter.mutation.generate import Counts, Mutant, Pair, SuiteMutator, load_pairs
 from hinter.mutation.window import TokenizerWindow, WordWindow, window_for
 
@@ -106,7 +106,7 @@ def read_documents(path: str | Path, batch_size: int = 64) -> Iterator[list[Docu
         # no pre-buffering: memory is bounded by one row group, not the whole file
         parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
     except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable Parquet file ({_first_line(exc)})") from None
+        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
     names = parquet.schema_arrow.names
     missing = [c for c in ("doc_id", "text") if c not in names]
     if missing:
@@ -454,8 +454,3 @@ def write_summary(stats_paths: Iterable[str | Path], out_path: str | Path) -> li
     writer.writerows(rows)
     io.write_text(out_path, buffer.getvalue())
     return rows
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

@@ -7,16 +7,15 @@ anything else is a HuggingFace tokenizer id or local directory, loaded as a fast
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hinter import hub
 from hinter.errors import ConfigError, OfflineError
 
 _WORD = re.compile(r"\S+")
-_OFFLINE_VARS = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 class WordWindow:
@@ -91,13 +90,6 @@ class TokenizerWindow:
         return out
 
 
-def offline() -> bool:
-    return any(
-        os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
-        for var in _OFFLINE_VARS
-    )
-
-
 def load_tokenizer(source: str, key: str = "tokenizer"):
     """A fast tokenizer from a local directory or the hub (cache only when offline).
 
@@ -107,7 +99,7 @@ def load_tokenizer(source: str, key: str = "tokenizer"):
 
     local = Path(source).expanduser()
     is_local = local.is_dir()
-    if not is_local and offline():
+    if not is_local and hub.offline():
         try:
             tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, local_files_only=True)
         except (OSError, ValueError):
