@@ -412,6 +412,18 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--cache-dir", default=None)
     test.add_argument("--out", default=None, help="output folder (default hinter-test-<model>)")
 
+    sbic = sub.add_parser("sbic-download", help="download, verify and extract SBIC.v2.tgz")
+    sbic.add_argument("--url", default=None, help="http(s) URL, file:// URL or local path")
+    sbic.add_argument("--dest", default=str(REPO_ROOT / "resources" / "sbic"))
+    sbic.add_argument(
+        "--checksums", default=str(REPO_ROOT / "resources" / "sbic" / "checksums.sha256")
+    )
+    sbic.add_argument(
+        "--record",
+        action="store_true",
+        help="no digest recorded for the archive: record the downloaded one (trust on first use)",
+    )
+
     mutate = sub.add_parser("mutate", help="show the mutants of one text")
     mutate.add_argument("text")
     mutate.add_argument("--attributes", default="race,gender,body")
@@ -433,6 +445,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_summary(out, args.examples)
         elif args.command == "mutate":
             run_mutate(args)
+        elif args.command == "sbic-download":
+            from hinter import sbic
+
+            url = args.url or sbic.DEFAULT_URL
+            for path in sbic.acquire(url, args.dest, args.checksums, record=args.record):
+                print(path)
     except HinterError as exc:
         print(f"hinter: {exc}", file=sys.stderr)
         return 1

@@ -17,12 +17,10 @@ land in race whenever a post also targets a race); each mention records the meth
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 import json
 import logging
-import sys
 import tarfile
 import urllib.error
 import urllib.request
@@ -228,7 +226,7 @@ def acquire(
     if expected is None and not record:
         raise DataError(
             f"{checksums}: no SHA-256 recorded for {ARCHIVE}; record the one you download with "
-            f"`python -m hinter.sbic download --record` and commit the file"
+            f"`hinter sbic-download --record` and commit the file"
         )
     if archive.exists() and expected is not None and sha256_of(archive) == expected:
         log.info("%s: present and verified (sha256 %s)", archive, expected)
@@ -526,39 +524,3 @@ def read_mentions(path: str | Path) -> list[Mention]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Command line: python -m hinter.sbic download [--record]
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    from hinter.config import REPO_ROOT
-
-    parser = argparse.ArgumentParser(
-        prog="python -m hinter.sbic", description=__doc__.splitlines()[0]
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
-    down = sub.add_parser("download", help="download, verify and extract SBIC.v2.tgz")
-    down.add_argument("--url", default=DEFAULT_URL, help="http(s) URL, file:// URL or local path")
-    down.add_argument("--dest", default=str(REPO_ROOT / "resources" / "sbic"))
-    down.add_argument(
-        "--checksums", default=str(REPO_ROOT / "resources" / "sbic" / "checksums.sha256")
-    )
-    down.add_argument(
-        "--record",
-        action="store_true",
-        help="no digest recorded for the archive: record the downloaded one (trust on first use)",
-    )
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    from hinter.errors import HinterError
-
-    try:
-        for path in acquire(args.url, args.dest, args.checksums, record=args.record):
-            print(path)
-    except HinterError as exc:
-        print(f"hinter: {exc}", file=sys.stderr)
-        return 1
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

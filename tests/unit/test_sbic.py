@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from hinter import sbic
+from hinter import cli, sbic
 from hinter.config import REPO_ROOT
 from hinter.errors import DataError
 
@@ -148,7 +148,7 @@ def test_cli_records_and_extracts_from_a_local_path(tmp_path, capsys):
     digest = make_archive(archive, sbic_members())
     checksums = checksums_file(tmp_path, None)
     args = [
-        "download",
+        "sbic-download",
         "--url",
         str(archive),
         "--dest",
@@ -156,9 +156,9 @@ def test_cli_records_and_extracts_from_a_local_path(tmp_path, capsys):
         "--checksums",
         str(checksums),
     ]
-    assert sbic.main(args) == 1
+    assert cli.main(args) == 1
     assert "no SHA-256 recorded" in capsys.readouterr().err
-    assert sbic.main([*args, "--record"]) == 0
+    assert cli.main([*args, "--record"]) == 0
     assert len(capsys.readouterr().out.split()) == 6
     assert sbic.read_checksums(checksums)["SBIC.v2.tgz"] == digest
     # file:// URLs work too, and are verified like any other.
