@@ -344,15 +344,11 @@ def run_mutate(args: argparse.Namespace) -> None:
     """Print the atomic (and intersectional) mutants of one text."""
     from hinter.dictionary import pairs as dictionary_pairs
     from hinter.edits import apply_edits
-    from hinter.mutation.generate import Pair, SuiteMutator
-    from hinter.mutation.matching import normalise_term
+    from hinter.mutation.generate import SuiteMutator, pairs_from_table
 
     attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
     compiled = dictionary_pairs.compile_dictionary(attributes, Path(args.dictionary))
-    pairs = [
-        Pair(r["pair_id"], r["attribute"], normalise_term(r["source"]), r["target"])
-        for r in compiled.table.to_pylist()
-    ]
+    pairs = pairs_from_table(compiled.table, attributes)
     orders = [int(o) for o in args.orders.split(",")]
     shown = 0
     for suite in suites_for(attributes, orders):

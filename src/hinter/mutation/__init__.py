@@ -17,7 +17,7 @@ from hinter import io, tables
 from hinter.edits import apply_edits
 from hinter.errors import DataError
 from hinter.mutation.generate import MODES, Counts, Mutant, Pair, SuiteMutator, load_pairs
-from hinter.mutation.matching import Matcher, normalise_term, transfer_case
+from hinter.mutation.matching import Matcher, match_key, transfer_case
 from hinter.mutation.shard import (
     Options,
     Stats,
@@ -45,10 +45,10 @@ __all__ = [
     "generate",
     "load_pairs",
     "load_tokenizer",
+    "match_key",
     "mutant_texts",
     "mutate_job",
     "mutate_shard",
-    "normalise_term",
     "read_documents",
     "shard_share",
     "summarise",

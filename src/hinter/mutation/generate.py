@@ -18,10 +18,12 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
+import pyarrow as pa
+
 from hinter import io, tables
 from hinter.edits import Edit, mutant_id
 from hinter.errors import DataError
-from hinter.mutation.matching import Matcher, Span, normalise_term, transfer_case
+from hinter.mutation.matching import Matcher, Span, match_key, transfer_case
 
 MODES = ("simultaneous", "sequential")
 _START = attrgetter("start")
@@ -29,7 +31,7 @@ _START = attrgetter("start")
 
 @dataclass(frozen=True)
 class Pair:
-    """A directed dictionary pair; ``source`` is the matching key (see ``normalise_term``)."""
+    """A directed dictionary pair; ``source`` is the matching key (see ``match_key``)."""
 
     pair_id: str
     attribute: str
@@ -77,35 +79,42 @@ class Counts:
 
 
 def load_pairs(path: str | Path, attributes: Sequence[str]) -> list[Pair]:
-    """The pairs of ``attributes`` from a pairs table, checked, in a stable order.
+    """The pairs of ``attributes`` from a pairs file, checked, in a stable order."""
+    table = io.read_parquet(
+        path, tables.PAIRS, columns=["pair_id", "attribute", "source", "target"]
+    )
+    return pairs_from_table(table, attributes, where=str(path))
+
+
+def pairs_from_table(
+    table: pa.Table, attributes: Sequence[str], where: str = "pairs"
+) -> list[Pair]:
+    """The pairs of ``attributes`` from a PAIRS table, checked, in a stable order.
 
     Sorted by (attribute, source, target, pair_id) so output order does not depend on how the
     dictionary stage happened to order its rows.
     """
-    table = io.read_parquet(
-        path, tables.PAIRS, columns=["pair_id", "attribute", "source", "target"]
-    )
     seen: set[str] = set()
     pairs = []
     wanted = set(attributes)
     columns = [table.column(c).to_pylist() for c in ("pair_id", "attribute", "source", "target")]
     for row, (pair_id, attribute, source, target) in enumerate(zip(*columns, strict=True)):
-        where = f"{path} row {row}"
+        at = f"{where} row {row}"
         if not pair_id:
-            raise DataError(f"{where}: pair_id is missing")
+            raise DataError(f"{at}: pair_id is missing")
         if pair_id in seen:
-            raise DataError(f"{where}: duplicate pair_id {pair_id!r}")
+            raise DataError(f"{at}: duplicate pair_id {pair_id!r}")
         seen.add(pair_id)
         if attribute not in wanted:
             continue
         for name, value in (("source", source), ("target", target)):
             if not isinstance(value, str) or not value.strip():
-                raise DataError(f"{where} (pair {pair_id}): {name} is empty")
-        pairs.append(Pair(pair_id, attribute, normalise_term(source), " ".join(target.split())))
+                raise DataError(f"{at} (pair {pair_id}): {name} is empty")
+        pairs.append(Pair(pair_id, attribute, match_key(source), " ".join(target.split())))
     present = {p.attribute for p in pairs}
     missing = [a for a in attributes if a not in present]
     if missing:
-        raise DataError(f"{path}: no pairs for attribute(s) {', '.join(missing)}")
+        raise DataError(f"{where}: no pairs for attribute(s) {', '.join(missing)}")
     return sorted(pairs, key=lambda p: (p.attribute, p.source, p.target, p.pair_id))
 
 

@@ -21,7 +21,7 @@ _SPACE_TABLE = str.maketrans(dict.fromkeys(_SPACES, " "))
 Span = tuple[int, int]
 
 
-def normalise_term(term: str) -> str:
+def match_key(term: str) -> str:
     """The matching key of a dictionary term: lower-case, words separated by single spaces."""
     return " ".join(term.split()).lower()
 
@@ -91,7 +91,7 @@ class Matcher:
         by_key: dict[str, list[str]] = {}
         for attribute, attribute_terms in terms.items():
             for term in attribute_terms:
-                key = normalise_term(term)
+                key = match_key(term)
                 if not key:
                     raise ValueError(f"empty term in attribute {attribute!r}")
                 owners = by_key.setdefault(key, [])
