@@ -26,6 +26,7 @@ def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
     assert proc.returncode == 0, proc.stderr[-2000:]
     counts = _job_counts(proc.stdout)
     assert counts["download_dataset"] == 5
+    assert counts["download_sbic"] == 1 and counts["extract_sbic_terms"] == 1
     assert counts["train_encoder"] == 16  # 4 encoders x 4 LexGLUE tasks
     # 32+32+16+16 shards of LexGLUE on two tracks, IMDB only on the LLM track (+1 N=3 suite).
     shards = {"ecthr_a": 16, "scotus": 16, "eurlex": 32, "ledgar": 32, "imdb": 32}
