@@ -268,6 +268,11 @@ def _grid_markdown(
     return pd.DataFrame(rows)
 
 
+def _document(title: str, caption: str, body: str) -> str:
+    """A table's Markdown file: its title, its caption (``CAPTIONS``) and the table."""
+    return "\n".join([f"# {title}", "", CAPTIONS[caption], "", body])
+
+
 def table3(collected: Collected, order: int = 2) -> tuple[pd.DataFrame, str]:
     """Paper Table 3: intersectional error rate I and hidden rate H, dataset x model."""
     counts = collected.counts[collected.counts["order"] == order]
@@ -291,16 +296,11 @@ def table3(collected: Collected, order: int = 2) -> tuple[pd.DataFrame, str]:
         collected.datasets,
         lambda r: f"{percent(r['error_rate'])} ({percent(r['hidden_rate'])})",
     )
-    text = "\n".join(
-        [
-            f"# Table 3 — intersectional (N={order}) and hidden error rates",
-            "",
-            CAPTIONS["table3"],
-            "",
-            markdown_table(md, right=[*collected.models, TOTAL]),
-        ]
+    return csv, _document(
+        f"Table 3 — intersectional (N={order}) and hidden error rates",
+        "table3",
+        markdown_table(md, right=[*collected.models, TOTAL]),
     )
-    return csv, text
 
 
 def atomic_rates(collected: Collected) -> tuple[pd.DataFrame, str]:
@@ -320,16 +320,9 @@ def atomic_rates(collected: Collected) -> tuple[pd.DataFrame, str]:
     md = _grid_markdown(
         grid, collected.models, collected.datasets, lambda r: percent(r["error_rate"])
     )
-    text = "\n".join(
-        [
-            "# Atomic error rates",
-            "",
-            CAPTIONS["atomic_rates"],
-            "",
-            markdown_table(md, right=[*collected.models, TOTAL]),
-        ]
+    return csv, _document(
+        "Atomic error rates", "atomic_rates", markdown_table(md, right=[*collected.models, TOTAL])
     )
-    return csv, text
 
 
 def rates_by_suite(collected: Collected) -> tuple[pd.DataFrame, str]:
@@ -360,16 +353,11 @@ def rates_by_suite(collected: Collected) -> tuple[pd.DataFrame, str]:
             "False positives": c["false_positives"].astype(str),
         }
     )
-    text = "\n".join(
-        [
-            "# Counts and rates per suite",
-            "",
-            CAPTIONS["rates_by_suite"],
-            "",
-            markdown_table(md, right=list(md.columns[3:])),
-        ]
+    return csv, _document(
+        "Counts and rates per suite",
+        "rates_by_suite",
+        markdown_table(md, right=list(md.columns[3:])),
     )
-    return csv, text
 
 
 def distinct_originals(collected: Collected) -> tuple[pd.DataFrame, str]:
@@ -410,16 +398,11 @@ def distinct_originals(collected: Collected) -> tuple[pd.DataFrame, str]:
             hit = pooled[(pooled["model"] == m) & (pooled["kind"] == k)]
             row[k] = "–" if hit.empty else _share_cell(hit.iloc[0])
         rows.append(row)
-    text = "\n".join(
-        [
-            "# Distinct bias-inducing originals",
-            "",
-            CAPTIONS["distinct_originals"],
-            "",
-            markdown_table(pd.DataFrame(rows), right=kinds),
-        ]
+    return csv, _document(
+        "Distinct bias-inducing originals",
+        "distinct_originals",
+        markdown_table(pd.DataFrame(rows), right=kinds),
     )
-    return csv, text
 
 
 def _share_cell(row: pd.Series) -> str:
@@ -535,18 +518,13 @@ def correctness(collected: Collected) -> tuple[pd.DataFrame, str]:
             v = shares.get(o)
             row[o] = percent(None if v is None else v / 100)
         md_rows.append(row)
-    text = "\n".join(
-        [
-            "# Correctness of bias-inducing inputs",
-            "",
-            CAPTIONS["correctness"],
-            "",
-            markdown_table(pd.DataFrame(md_rows), right=["N", *rates.CORRECTNESS_OUTCOMES])
-            if md_rows
-            else "No bias errors.\n",
-        ]
+    return csv, _document(
+        "Correctness of bias-inducing inputs",
+        "correctness",
+        markdown_table(pd.DataFrame(md_rows), right=["N", *rates.CORRECTNESS_OUTCOMES])
+        if md_rows
+        else "No bias errors.\n",
     )
-    return csv, text
 
 
 # ---------------------------------------------------------------------------------------------
