@@ -12,7 +12,6 @@ mutant, and parses per distinct changed sentence (the lower bound of the work, D
 from __future__ import annotations
 
 import os
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,17 +19,11 @@ from pathlib import Path
 import inv_corpus as corpus
 import pytest
 
-from hinter import tables
 from hinter.edits import apply_edits
 from hinter.invariant import (
-    IncrementalChecker,
-    ParseCache,
     SentenceSplitter,
-    SpacyParser,
-    inv_check,
     load_pipeline,
 )
-from hinter.io import read_parquet
 
 FULL = os.environ.get("HINTER_BENCH_SCALE", "smoke") == "full"
 CAP = 500  # the paper's cap on a changed sentence
@@ -69,27 +62,9 @@ def test_incremental_against_naive(name, nlp, tmp_path):
     rows = corpus.mutants(docs, max_inter=scale.max_inter, seed=1)
     splitter = SentenceSplitter.for_pipeline(nlp)
 
-    naive_parser = SpacyParser(nlp, "bench", batch_size=256)
-    start = time.perf_counter()
-    naive = [
-        inv_check(
-            docs[r["doc_id"]],
-            apply_edits(docs[r["doc_id"]], r["edits"]),
-            splitter.split,
-            naive_parser.parse,
-            CAP,
-        )
-        for r in rows
-    ]
-    naive_s = time.perf_counter() - start
-
-    parser = SpacyParser(nlp, "bench", batch_size=256)
-    start = time.perf_counter()
-    with ParseCache(tmp_path / "parses.sqlite", "bench") as cache:
-        checker = IncrementalChecker(splitter, parser, cache, CAP)
-        ours = checker.check([(r["doc_id"], docs[r["doc_id"]], r["edits"]) for r in rows])
-    ours_s = time.perf_counter() - start
-
+    result = corpus.compare(nlp, docs, rows, tmp_path / "parses.sqlite", CAP)
+    naive, ours, checker = result.naive, result.ours, result.checker
+    naive_s, ours_s = result.naive_seconds, result.ours_seconds
     assert ours == naive, "verdicts differ"
     distinct = _distinct_changed_sentences(splitter, docs, rows)
     speedup = naive_s / ours_s
@@ -98,13 +73,13 @@ def test_incremental_against_naive(name, nlp, tmp_path):
     print(
         f"\n[invariant/{name}] {len(docs)} docs, {sum(n_sent) / len(n_sent):.1f} sentences/doc, "
         f"{len(rows)} mutants ({dict(Counter(v.reason for v in naive))})\n"
-        f"  naive {naive_s:.2f} s, {naive_parser.parsed / len(rows):.1f} parses/mutant\n"
-        f"  ours  {ours_s:.3f} s, {parser.parsed / len(rows):.2f} parses/mutant "
+        f"  naive {naive_s:.2f} s, {result.naive_parses / len(rows):.1f} parses/mutant\n"
+        f"  ours  {ours_s:.3f} s, {result.ours_parses / len(rows):.2f} parses/mutant "
         f"(split {seconds['split']:.3f} s, parse {seconds['parse']:.3f} s)\n"
-        f"  speed-up {speedup:.1f}x; parses {parser.parsed} / distinct changed sentences "
-        f"{distinct} = {parser.parsed / max(distinct, 1):.3f}"
+        f"  speed-up {speedup:.1f}x; parses {result.ours_parses} / distinct changed sentences "
+        f"{distinct} = {result.ours_parses / max(distinct, 1):.3f}"
     )
-    assert parser.parsed <= 1.1 * distinct
+    assert result.ours_parses <= 1.1 * distinct
     if name in TARGET:
         assert speedup >= TARGET[name], f"speed-up {speedup:.1f}x below {TARGET[name]}x"
 
@@ -131,55 +106,16 @@ DEMO_RUN = os.environ.get("HINTER_DEMO_RUN")
 def test_demo_run_against_naive(tmp_path):
     """Every mutant of a finished demo run: the literal algorithm against the workflow's
     validity files, and the incremental checker (cold cache) against the literal algorithm."""
-    run = Path(DEMO_RUN)
-    nlp = load_pipeline(run / "parser" / "pipeline")
-    splitter = SentenceSplitter.for_pipeline(nlp)
-    docs, rows, recorded = {}, {}, {}  # keyed by dataset/doc_id and dataset/mutant_id
-    for path in sorted((run / "mutants").glob("*/*/*/*.parquet")):
-        track, dataset, suite, shard = path.relative_to(run / "mutants").with_suffix("").parts
-        tested = read_parquet(run / "data" / dataset / "tested" / f"{shard}.parquet")
-        for doc_id, text in zip(
-            tested.column("doc_id").to_pylist(), tested.column("text").to_pylist(), strict=True
-        ):
-            docs[f"{dataset}/{doc_id}"] = text
-        validity = run / "validity" / track / dataset / suite / f"{shard}.parquet"
-        for row, v in zip(
-            read_parquet(path, tables.MUTANTS).to_pylist(),
-            read_parquet(validity, tables.VALIDITY).to_pylist(),
-            strict=True,
-        ):
-            assert row["mutant_id"] == v["mutant_id"]
-            key = f"{dataset}/{row['mutant_id']}"
-            rows.setdefault(key, {**row, "doc_id": f"{dataset}/{row['doc_id']}", "key": key})
-            recorded[key] = (v["valid"], v["reason"], v["sentence_index"])
-    rows = sorted(rows.values(), key=lambda r: r["doc_id"])
-
-    naive_parser = SpacyParser(nlp, "bench")
-    start = time.perf_counter()
-    naive = [
-        inv_check(
-            docs[r["doc_id"]],
-            apply_edits(docs[r["doc_id"]], r["edits"]),
-            splitter.split,
-            naive_parser.parse,
-            CAP,
-        )
-        for r in rows
-    ]
-    naive_s = time.perf_counter() - start
-    parser = SpacyParser(nlp, "bench")
-    start = time.perf_counter()
-    with ParseCache(tmp_path / "parses.sqlite", "bench") as cache:
-        checker = IncrementalChecker(splitter, parser, cache, CAP)
-        ours = checker.check([(r["doc_id"], docs[r["doc_id"]], r["edits"]) for r in rows])
-    ours_s = time.perf_counter() - start
-
+    nlp = load_pipeline(Path(DEMO_RUN) / "parser" / "pipeline")
+    docs, rows, recorded = corpus.run_mutants(Path(DEMO_RUN))
+    result = corpus.compare(nlp, docs, rows, tmp_path / "parses.sqlite", CAP)
+    naive, naive_s, ours_s = result.naive, result.naive_seconds, result.ours_seconds
     assert [tuple(v) for v in naive] == [recorded[r["key"]] for r in rows]
-    assert ours == naive
+    assert result.ours == naive
     print(
         f"\n[invariant/demo run] {len(rows)} distinct mutants "
         f"({dict(Counter(v.reason for v in naive))})\n"
-        f"  naive {naive_s:.2f} s, {naive_parser.parsed / len(rows):.1f} parses/mutant; "
-        f"ours {ours_s:.2f} s, {parser.parsed / len(rows):.2f} parses/mutant; "
+        f"  naive {naive_s:.2f} s, {result.naive_parses / len(rows):.1f} parses/mutant; "
+        f"ours {ours_s:.2f} s, {result.ours_parses / len(rows):.2f} parses/mutant; "
         f"speed-up {naive_s / ours_s:.1f}x"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from itertools import combinations, pairwise
 from pathlib import Path
 
@@ -260,3 +261,95 @@ def nasty_mutants(docs: dict[str, str], per_doc: int, seed: int) -> list[dict]:
                 edits.append(Edit(a, b, rng.choice(_NASTY)))
             rows.append(_row(mutant_id(doc_id, edits), doc_id, ["noise"], edits, []))
     return rows
+
+
+# --- literal Alg. 3 against the incremental checker, and a finished run's mutants ------------
+
+
+@dataclass
+class Comparison:
+    """Verdicts of the literal algorithm and of the incremental checker on the same mutants."""
+
+    naive: list
+    naive_seconds: float
+    naive_parses: int
+    ours: list
+    ours_seconds: float
+    ours_parses: int
+    checker: object
+
+
+def compare(nlp, docs, rows, cache_path, cap=500, memoise=False) -> Comparison:
+    """Run paper Alg. 3 literally (``memoise``: each sentence text parsed once — the parse is a
+    pure function of the text, so verdicts are unchanged) and the incremental checker with a
+    cold cache, on ``rows`` (mutant rows whose ``doc_id`` keys ``docs``)."""
+    import time
+
+    from hinter.edits import apply_edits
+    from hinter.invariant import (
+        IncrementalChecker,
+        ParseCache,
+        SentenceSplitter,
+        SpacyParser,
+        inv_check,
+    )
+
+    splitter = SentenceSplitter.for_pipeline(nlp)
+    naive_parser = SpacyParser(nlp, "naive", batch_size=256)
+    parse = naive_parser.parse
+    if memoise:
+        memo: dict = {}
+
+        def parse(sentences):
+            missing = [s for s in dict.fromkeys(sentences) if s not in memo]
+            memo.update(zip(missing, naive_parser.parse(missing), strict=True))
+            return [memo[s] for s in sentences]
+
+    start = time.perf_counter()
+    naive = [
+        inv_check(
+            docs[r["doc_id"]],
+            apply_edits(docs[r["doc_id"]], r["edits"]),
+            splitter.split,
+            parse,
+            cap,
+        )
+        for r in rows
+    ]
+    naive_seconds = time.perf_counter() - start
+    parser = SpacyParser(nlp, "fresh", batch_size=256)
+    start = time.perf_counter()
+    with ParseCache(cache_path, "fresh") as cache:
+        checker = IncrementalChecker(splitter, parser, cache, cap)
+        ours = checker.check([(r["doc_id"], docs[r["doc_id"]], r["edits"]) for r in rows])
+    ours_seconds = time.perf_counter() - start
+    return Comparison(
+        naive, naive_seconds, naive_parser.parsed, ours, ours_seconds, parser.parsed, checker
+    )
+
+
+def run_mutants(run: Path) -> tuple[dict, list, dict]:
+    """Every distinct mutant of a finished run (``results/<run>``): texts by ``dataset/doc_id``,
+    mutant rows (``doc_id`` rewritten to that key), and the workflow's recorded verdicts."""
+    from hinter import tables
+    from hinter.io import read_parquet
+
+    docs, rows, recorded = {}, {}, {}
+    for path in sorted((run / "mutants").glob("*/*/*/*.parquet")):
+        track, dataset, suite, shard = path.relative_to(run / "mutants").with_suffix("").parts
+        tested = read_parquet(run / "data" / dataset / "tested" / f"{shard}.parquet")
+        for doc_id, text in zip(
+            tested.column("doc_id").to_pylist(), tested.column("text").to_pylist(), strict=True
+        ):
+            docs[f"{dataset}/{doc_id}"] = text
+        validity = run / "validity" / track / dataset / suite / f"{shard}.parquet"
+        for row, verdict in zip(
+            read_parquet(path, tables.MUTANTS).to_pylist(),
+            read_parquet(validity, tables.VALIDITY).to_pylist(),
+            strict=True,
+        ):
+            assert row["mutant_id"] == verdict["mutant_id"], path
+            key = f"{dataset}/{row['mutant_id']}"
+            rows.setdefault(key, {**row, "doc_id": f"{dataset}/{row['doc_id']}", "key": key})
+            recorded[key] = (verdict["valid"], verdict["reason"], verdict["sentence_index"])
+    return docs, sorted(rows.values(), key=lambda r: (r["doc_id"], r["key"])), recorded

@@ -14,7 +14,6 @@ import pytest
 from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.data import FACTS, check_facts
-from hinter.edits import apply_edits
 
 pytestmark = pytest.mark.workflow
 
@@ -119,63 +118,16 @@ def test_rq1_tables_end_to_end(demo_run):
 def test_naive_and_incremental_invariant_agree_on_every_demo_mutant(demo_run, tmp_path):
     """Paper Alg. 3 run literally, the workflow's validity files and the incremental checker
     (cold cache) give identical verdicts on every distinct demo mutant."""
-    from hinter.invariant.cache import ParseCache
-    from hinter.invariant.check import IncrementalChecker, inv_check
-    from hinter.invariant.parse import SpacyParser, load_pipeline
-    from hinter.invariant.split import SentenceSplitter
+    import inv_corpus
 
-    cap = 500
+    from hinter.invariant import load_pipeline
+
     nlp = load_pipeline(demo_run / "parser" / "pipeline")
-    splitter = SentenceSplitter.for_pipeline(nlp)
-    docs, rows, recorded = {}, {}, {}
-    for path in sorted((demo_run / "mutants").glob("*/*/*/*.parquet")):
-        track, dataset, suite, shard = path.relative_to(demo_run / "mutants").with_suffix("").parts
-        tested = io.read_parquet(demo_run / "data" / dataset / "tested" / f"{shard}.parquet")
-        for doc_id, text in zip(
-            tested.column("doc_id").to_pylist(), tested.column("text").to_pylist(), strict=True
-        ):
-            docs[f"{dataset}/{doc_id}"] = text
-        validity = demo_run / "validity" / track / dataset / suite / f"{shard}.parquet"
-        for row, verdict in zip(
-            io.read_parquet(path, tables.MUTANTS).to_pylist(),
-            io.read_parquet(validity, tables.VALIDITY).to_pylist(),
-            strict=True,
-        ):
-            assert row["mutant_id"] == verdict["mutant_id"]
-            key = f"{dataset}/{row['mutant_id']}"
-            rows.setdefault(key, {**row, "doc_id": f"{dataset}/{row['doc_id']}", "key": key})
-            recorded[key] = (verdict["valid"], verdict["reason"], verdict["sentence_index"])
-    rows = sorted(rows.values(), key=lambda r: (r["doc_id"], r["key"]))
+    docs, rows, recorded = inv_corpus.run_mutants(demo_run)
     assert len(rows) > 10_000
-
-    # Alg. 3 literally; the parse of a sentence is a pure function of its text, so memoising it
-    # keeps the algorithm's verdicts while making this affordable in CI.
-    naive_parser = SpacyParser(nlp, "naive")
-    memo: dict = {}
-
-    def parse(sentences):
-        missing = [s for s in dict.fromkeys(sentences) if s not in memo]
-        memo.update(zip(missing, naive_parser.parse(missing), strict=True))
-        return [memo[s] for s in sentences]
-
-    naive = [
-        tuple(
-            inv_check(
-                docs[r["doc_id"]],
-                apply_edits(docs[r["doc_id"]], r["edits"]),
-                splitter.split,
-                parse,
-                cap,
-            )
-        )
-        for r in rows
-    ]
-    assert naive == [recorded[r["key"]] for r in rows]
-
-    with ParseCache(tmp_path / "parses.sqlite", "fresh") as cache:
-        checker = IncrementalChecker(splitter, SpacyParser(nlp, "fresh"), cache, cap)
-        ours = checker.check([(r["doc_id"], docs[r["doc_id"]], r["edits"]) for r in rows])
-    assert [tuple(v) for v in ours] == naive
+    result = inv_corpus.compare(nlp, docs, rows, tmp_path / "parses.sqlite", memoise=True)
+    assert [tuple(v) for v in result.naive] == [recorded[r["key"]] for r in rows]
+    assert [tuple(v) for v in result.ours] == [tuple(v) for v in result.naive]
 
 
 def _digests(root: Path) -> dict[str, str]:
