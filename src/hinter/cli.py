@@ -22,6 +22,7 @@ import pyarrow as pa
 from hinter import __version__, io, plan, tables
 from hinter.config import BUILTIN_ATTRIBUTES, REPO_ROOT
 from hinter.errors import DataError, HinterError
+from hinter.layout import RunLayout
 
 log = logging.getLogger("hinter")
 
@@ -205,18 +206,18 @@ def run_test(args: argparse.Namespace) -> Path:
         max_documents=args.max_documents,
     )
     meta["rows"] = {DATASET: docs.num_rows}
-    data_dir = out / "data" / DATASET
-    docs_path = data_dir / "tested" / f"{SHARD}.parquet"
-    meta_path = data_dir / "meta.json"
+    layout = RunLayout(str(out))
+    docs_path = Path(layout.tested(DATASET, SHARD))
+    meta_path = Path(layout.meta(DATASET))
     io.write_parquet(docs, docs_path, tables.TESTED_DOCUMENTS, row_group_size=64)
     io.write_json(meta_path, meta)
     log.info("%d documents from %s", docs.num_rows, args.data)
 
-    pairs_path = out / "dictionary" / "pairs.parquet"
+    pairs_path = Path(layout.dictionary("pairs.parquet"))
     compiled = dictionary_pairs.compile_dictionary(
         attributes, Path(args.dictionary), pairing=args.pairing
     )
-    dictionary_pairs.write_compiled(compiled, pairs_path, out / "dictionary" / "review.tsv")
+    dictionary_pairs.write_compiled(compiled, pairs_path, Path(layout.dictionary("review.tsv")))
 
     suites = suites_for(attributes, orders)
     mutation = {
@@ -234,12 +235,12 @@ def run_test(args: argparse.Namespace) -> Path:
     }
     mutants_paths, validity_paths = {}, {}
     for suite in suites:  # atomic suites first: intersectional parents reuse their verdicts
-        base = f"{TRACK}/{DATASET}/{suite.name}/{SHARD}"
-        mutants_paths[suite.name] = out / "mutants" / f"{base}.parquet"
-        validity_paths[suite.name] = out / "validity" / f"{base}.parquet"
+        key = (TRACK, DATASET, suite.name, SHARD)
+        mutants_paths[suite.name] = Path(layout.mutants(*key))
+        validity_paths[suite.name] = Path(layout.validity(*key))
         mutate_job(
             str(docs_path), str(pairs_path), str(mutants_paths[suite.name]),
-            str(out / "mutants" / f"{base}.json"),
+            layout.mutant_stats(*key),
             suite=suite, track=TRACK, track_spec=track_spec, dataset=DATASET, shard=SHARD,
             n_shards=1, mutation=mutation, seed=args.seed,
         )  # fmt: skip
@@ -250,12 +251,12 @@ def run_test(args: argparse.Namespace) -> Path:
         )
         check_shard(
             mutants_paths[suite.name], docs_path, validity_paths[suite.name],
-            out / "validity" / f"{base}.json",
+            Path(layout.validity_stats(*key)),
             pipeline=args.parser, invariant=invariant, cache_dir=cache_dir,
             suite=suite.name, shard=SHARD, atomic_validity=atomic,
         )  # fmt: skip
 
-    predictions_path = out / "predictions" / model / DATASET / f"{SHARD}.parquet"
+    predictions_path = Path(layout.predictions(model, DATASET, SHARD))
     predict_shard(
         model_dir=model_dir,
         docs_path=docs_path,
@@ -275,7 +276,7 @@ def run_test(args: argparse.Namespace) -> Path:
 
     outcome_files, example_files = [], []
     for suite in suites:
-        outcome_path = out / "outcomes" / model / DATASET / f"{suite.name}.parquet"
+        outcome_path = Path(layout.outcomes(model, DATASET, suite.name))
         oracle.write_suite_outcomes(
             suite.name,
             docs=[docs_path],
@@ -286,9 +287,9 @@ def run_test(args: argparse.Namespace) -> Path:
             output=outcome_path,
             threshold=args.threshold,
         )
-        outcome_files.append(rq1.outcome_file(outcome_path))
+        outcome_files.append(rq1.OutcomeFile(model, DATASET, suite.name, outcome_path))
         if suite.order > 1:
-            example_path = out / "examples" / model / DATASET / f"{suite.name}.parquet"
+            example_path = Path(layout.examples(model, DATASET, suite.name))
             rq1.write_hidden_examples(
                 model=model, dataset=DATASET, suite=suite.name, outcomes=outcome_path,
                 mutants=[mutants_paths[suite.name]], docs=[docs_path], meta=meta,
@@ -299,7 +300,7 @@ def run_test(args: argparse.Namespace) -> Path:
     rq1.write_rq1(
         outcome_files,
         example_files,
-        out / "report",
+        Path(layout.rq_dir(1)),
         datasets=[DATASET],
         examples=args.examples,
         order=intersectional_order,
@@ -313,9 +314,10 @@ def print_summary(out: Path, examples: int) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    tables_dir = Path(RunLayout(str(out)).rq_dir(1))
     console = Console()
     console.width = max(console.width, 100)  # pipes default to 80 columns: too narrow for the table
-    rates = pd.read_csv(out / "report" / "rates_by_suite.csv")
+    rates = pd.read_csv(tables_dir / "rates_by_suite.csv")
     table = Table(title="Bias by suite (rates in % of valid mutants; hidden in % of biased)")
     table.add_column("suite", no_wrap=True)
     for column in ("mutants", "valid", "valid%", "biased", "error%", "hidden", "hidden%"):
@@ -332,12 +334,12 @@ def print_summary(out: Path, examples: int) -> None:
             "–" if row.order == 1 else pct(row.hidden_rate_pct),
         )  # fmt: skip
     console.print(table)
-    truth = (out / "report" / "truth_table.md").read_text(encoding="utf-8")
+    truth = (tables_dir / "truth_table.md").read_text(encoding="utf-8")
     summary = [line for line in truth.splitlines() if line.startswith("Hidden intersectional")]
     for line in summary:
         console.print(line)
-    examples_path = out / "report" / "hidden_examples.md"
-    console.print(f"\nTables: {out / 'report'} (truth table, examples: {examples_path.name})")
+    examples_path = tables_dir / "hidden_examples.md"
+    console.print(f"\nTables: {tables_dir} (truth table, examples: {examples_path.name})")
 
 
 def run_mutate(args: argparse.Namespace) -> None:

@@ -138,14 +138,6 @@ class OutcomeFile:
         return len(suite_attributes(self.suite))
 
 
-def outcome_file(path: str | Path) -> OutcomeFile:
-    """The key of ``.../outcomes/<model>/<dataset>/<suite>.parquet`` (and of examples files)."""
-    path = Path(path)
-    if path.suffix != ".parquet" or len(path.parts) < 3:
-        raise DataError(f"{path}: not a <model>/<dataset>/<suite>.parquet path")
-    return OutcomeFile(path.parent.parent.name, path.parent.name, path.stem, path)
-
-
 def _kind(order: int, intersectional_order: int) -> str:
     if order == 1:
         return "atomic"

@@ -3,6 +3,8 @@ counts, examples show the edits in bold, and a rerun is byte-identical."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from oracle_cases import TEXT, Suite, add_case
@@ -10,6 +12,7 @@ from test_oracle import _write_shards
 
 from hinter import io, oracle, rates, rq1
 from hinter.edits import Edit
+from hinter.layout import RunLayout
 
 META = {
     "dataset": "imdb",
@@ -46,11 +49,12 @@ def make_run(tmp_path):
             )
         for name, suites in (("inter-race+gender", inter), ("atomic-race", atomic)):
             paths = _write_shards(base / name, suites)
-            out = tmp_path / "results" / "outcomes" / model / dataset / f"{name}.parquet"
+            run = RunLayout(str(tmp_path / "results"))
+            out = Path(run.outcomes(model, dataset, name))
             oracle.write_suite_outcomes(name, meta=META, output=out, **paths)
-            outcome_files.append(rq1.outcome_file(out))
+            outcome_files.append(rq1.OutcomeFile(model, dataset, name, out))
             if name.startswith("inter-"):
-                ex = tmp_path / "results" / "examples" / model / dataset / f"{name}.parquet"
+                ex = Path(run.examples(model, dataset, name))
                 rq1.write_hidden_examples(
                     model=model,
                     dataset=dataset,
@@ -186,20 +190,12 @@ def test_empty_run_writes_every_table(tmp_path):
         output=ex,
     )
     assert n == 0
-    written = rq1.write_rq1([rq1.outcome_file(out)], [ex], tmp_path / "rq1")
+    written = rq1.write_rq1(
+        [rq1.OutcomeFile("m", "imdb", "inter-race+gender", out)], [ex], tmp_path / "rq1"
+    )
     assert len(written) == 2 * len(rq1.TABLES)
     assert "No hidden intersectional bias" in (tmp_path / "rq1" / "hidden_examples.md").read_text()
     assert "| All | 0.00 (–) | 0.00 (–) |" in (tmp_path / "rq1" / "table3.md").read_text()
-
-
-def test_outcome_file_keys_come_from_the_path(tmp_path):
-    key = rq1.outcome_file("results/demo/outcomes/tiny-bert/scotus/inter-race+gender.parquet")
-    assert (key.model, key.dataset, key.suite, key.order) == (
-        "tiny-bert",
-        "scotus",
-        "inter-race+gender",
-        2,
-    )
 
 
 def test_the_rq1_rule_lists_exactly_the_library_tables(repo):

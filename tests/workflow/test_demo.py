@@ -14,6 +14,7 @@ import pytest
 from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.data import FACTS, check_facts
+from hinter.layout import RunLayout
 
 pytestmark = pytest.mark.workflow
 
@@ -83,17 +84,17 @@ def test_predictions_cover_originals_and_every_valid_mutant(demo_run, config):
         for shard in plan.shard_ids(config, run.dataset):
             predicted = set(
                 pq.read_table(
-                    demo_run / "predictions" / run.model / run.dataset / f"{shard}.parquet",
+                    RunLayout(str(demo_run)).predictions(run.model, run.dataset, shard),
                     columns=["text_id"],
                 )
                 .column("text_id")
                 .to_pylist()
             )
-            docs = pq.read_table(demo_run / "data" / run.dataset / "tested" / f"{shard}.parquet")
+            docs = pq.read_table(RunLayout(str(demo_run)).tested(run.dataset, shard))
             assert set(docs.column("doc_id").to_pylist()) <= predicted
             for suite in plan.suites(config, run.dataset, run.track, run.model):
-                base = f"{run.track}/{run.dataset}/{suite.name}/{shard}.parquet"
-                validity = pq.read_table(demo_run / "validity" / base).to_pylist()
+                path = RunLayout(str(demo_run)).validity(run.track, run.dataset, suite.name, shard)
+                validity = pq.read_table(path).to_pylist()
                 valid = {v["mutant_id"] for v in validity if v["valid"]}
                 assert valid <= predicted, (run, suite.name, shard)
 
@@ -176,11 +177,10 @@ def test_hinter_test_cli_on_a_demo_model(demo_run, tmp_path):
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "inter-race+gender" in proc.stdout and "Hidden intersectional bias" in proc.stdout
-    rates = _csv(out / "report" / "rates_by_suite.csv")
+    cli_run = RunLayout(str(out))
+    rates = _csv(Path(cli_run.rq_output(1, "rates_by_suite", "csv")))
     assert {r["suite"] for r in rates} >= {"atomic-race", "inter-body+gender"}
-    outcomes = pq.read_table(
-        out / "outcomes" / "tiny-bert-scotus" / "input" / "inter-race+gender.parquet"
-    )
+    outcomes = pq.read_table(cli_run.outcomes("tiny-bert-scotus", "input", "inter-race+gender"))
     assert outcomes.num_rows > 0
 
 

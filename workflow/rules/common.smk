@@ -18,6 +18,7 @@ os.environ.update(
 
 from hinter import plan
 from hinter.config import validate_config
+from hinter.layout import DEFAULT_VARIANT, RunLayout
 from hinter.errors import ConfigError
 
 try:
@@ -31,9 +32,8 @@ except ConfigError as exc:
 config.clear()
 config.update(_validated)
 
-RUN = plan.run_dir(config)
+L = RunLayout.from_config(config)
 RESOURCES = Path(workflow.basedir) / "resources"
-LOGS = f"{RUN}/logs"
 CORE_ENV = "../envs/hinter.yaml"
 MODELS_ENV = "../envs/models.yaml"
 DATASETS = list(config["datasets"])
@@ -48,6 +48,7 @@ wildcard_constraints:
     suite=r"(atomic|inter)-[A-Za-z0-9_+-]+",
     track=r"[A-Za-z0-9_-]+",
     model=r"[A-Za-z0-9_.-]+",
+    variant=r"[A-Za-z0-9_]+(-run[0-9]+)?",
 
 
 def shards(dataset):
@@ -77,58 +78,18 @@ def model_track(model):
     raise ValueError(f"unknown model {model}")
 
 
-# Paths of the intermediate tables (DESIGN §4); rules and input functions use only these.
-def documents(dataset, split):
-    return f"{RUN}/data/{dataset}/{split}.parquet"
-
-
-def dataset_meta(dataset):
-    return f"{RUN}/data/{dataset}/meta.json"
-
-
-def tested(dataset, shard):
-    return f"{RUN}/data/{dataset}/tested/{shard}.parquet"
-
-
-def mutants(track, dataset, suite, shard):
-    return f"{RUN}/mutants/{track}/{dataset}/{suite}/{shard}.parquet"
-
-
-def validity(track, dataset, suite, shard):
-    return f"{RUN}/validity/{track}/{dataset}/{suite}/{shard}.parquet"
-
-
-def predictions(model, dataset, shard):
-    return f"{RUN}/predictions/{model}/{dataset}/{shard}.parquet"
-
-
-def outcomes(model, dataset, suite):
-    return f"{RUN}/outcomes/{model}/{dataset}/{suite}.parquet"
-
-
-def mutation_summary(track, dataset):
-    return f"{RUN}/mutants/{track}/{dataset}/summary.csv"
-
-
-def validity_summary(track, dataset):
-    return f"{RUN}/validity/{track}/{dataset}/summary.csv"
-
-
+# Every path of the run directory comes from hinter.layout (DESIGN §4); rules use only `L`.
 def all_mutation_summaries():
-    return [mutation_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
+    return [L.mutation_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
 
 
 def all_validity_summaries():
-    return [validity_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
-
-
-def hidden_examples(model, dataset, suite):
-    return f"{RUN}/examples/{model}/{dataset}/{suite}.parquet"
+    return [L.validity_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
 
 
 def all_hidden_examples():
     return [
-        hidden_examples(r.model, r.dataset, suite)
+        L.examples(r.model, r.dataset, suite)
         for r in model_runs()
         for suite in suite_names(r.dataset, r.track, r.model)
         if suite.startswith("inter-")
@@ -136,12 +97,12 @@ def all_hidden_examples():
 
 
 def all_tested():
-    return [tested(ds, sh) for ds in DATASETS for sh in shards(ds)]
+    return [L.tested(ds, sh) for ds in DATASETS for sh in shards(ds)]
 
 
 def all_mutants():
     return [
-        mutants(track, ds, suite, sh)
+        L.mutants(track, ds, suite, sh)
         for ds in DATASETS
         for track in plan.tracks(config, ds)
         for suite in suite_names(ds, track)
@@ -151,7 +112,7 @@ def all_mutants():
 
 def all_validity():
     return [
-        validity(track, ds, suite, sh)
+        L.validity(track, ds, suite, sh)
         for ds in DATASETS
         for track in plan.tracks(config, ds)
         for suite in suite_names(ds, track)
@@ -160,25 +121,26 @@ def all_validity():
 
 
 def all_predictions():
-    return [predictions(r.model, r.dataset, sh) for r in model_runs() for sh in shards(r.dataset)]
+    return [L.predictions(r.model, r.dataset, sh) for r in model_runs() for sh in shards(r.dataset)]
 
 
-def all_outcomes():
+def outcome_keys():
+    """(model, dataset, suite) of every outcomes file of the default variant, in plan order."""
     return [
-        outcomes(r.model, r.dataset, suite)
+        (r.model, r.dataset, suite)
         for r in model_runs()
         for suite in suite_names(r.dataset, r.track, r.model)
     ]
 
 
-def model_dir(model, dataset):
-    return f"{RUN}/models/{model}/{dataset}"
+def all_outcomes():
+    return [L.outcomes(*key) for key in outcome_keys()]
 
 
 def parser_pipeline():
     """The invariant's spaCy pipeline: the trained demo pipeline or an installed package."""
     pipeline = config["parser"]["pipeline"]
-    return f"{RUN}/parser/pipeline" if pipeline == "demo" else pipeline
+    return L.parser("pipeline") if pipeline == "demo" else pipeline
 
 
 def parser_input(wildcards):
@@ -190,10 +152,10 @@ def predict_inputs(wc):
     track = model_track(wc.model)
     suites = suite_names(wc.dataset, track, wc.model)
     return {
-        "model": f"{model_dir(wc.model, wc.dataset)}/model",
-        "docs": tested(wc.dataset, wc.shard),
-        "mutants": [mutants(track, wc.dataset, s, wc.shard) for s in suites],
-        "validity": [validity(track, wc.dataset, s, wc.shard) for s in suites],
+        "model": L.model_weights(wc.model, wc.dataset),
+        "docs": L.tested(wc.dataset, wc.shard),
+        "mutants": [L.mutants(track, wc.dataset, s, wc.shard) for s in suites],
+        "validity": [L.validity(track, wc.dataset, s, wc.shard) for s in suites],
     }
 
 
@@ -201,9 +163,11 @@ def outcome_inputs(wc):
     """Everything the oracle needs for one (model, dataset, suite), over all shards."""
     track = model_track(wc.model)
     return {
-        "docs": [tested(wc.dataset, sh) for sh in shards(wc.dataset)],
-        "mutants": [mutants(track, wc.dataset, wc.suite, sh) for sh in shards(wc.dataset)],
-        "validity": [validity(track, wc.dataset, wc.suite, sh) for sh in shards(wc.dataset)],
-        "predictions": [predictions(wc.model, wc.dataset, sh) for sh in shards(wc.dataset)],
-        "meta": dataset_meta(wc.dataset),
+        "docs": [L.tested(wc.dataset, sh) for sh in shards(wc.dataset)],
+        "mutants": [L.mutants(track, wc.dataset, wc.suite, sh) for sh in shards(wc.dataset)],
+        "validity": [L.validity(track, wc.dataset, wc.suite, sh) for sh in shards(wc.dataset)],
+        "predictions": [
+            L.predictions(wc.model, wc.dataset, sh, wc.variant) for sh in shards(wc.dataset)
+        ],
+        "meta": L.meta(wc.dataset),
     }

@@ -6,10 +6,10 @@ if not DEMO:
     rule download_dataset:
         """Download one dataset from the HuggingFace hub, normalise it and check its facts."""
         output:
-            splits=expand(documents("{{dataset}}", "{split}"), split=SPLITS),
-            meta=dataset_meta("{dataset}"),
+            splits=expand(L.documents("{{dataset}}", "{split}"), split=SPLITS),
+            meta=L.meta("{dataset}"),
         log:
-            f"{LOGS}/data/download_{{dataset}}.log",
+            L.logs("data", "download_{dataset}"),
         conda:
             CORE_ENV
         threads: 2
@@ -25,12 +25,12 @@ if not DEMO:
 rule shard_documents:
     """The tested documents of one shard (splits in config order; first N when capped)."""
     input:
-        splits=lambda wc: [documents(wc.dataset, s) for s in config["data"]["test_splits"]],
-        meta=dataset_meta("{dataset}"),
+        splits=lambda wc: [L.documents(wc.dataset, s) for s in config["data"]["test_splits"]],
+        meta=L.meta("{dataset}"),
     output:
-        tested("{dataset}", "{shard}"),
+        L.tested("{dataset}", "{shard}"),
     log:
-        f"{LOGS}/data/shard_{{dataset}}_{{shard}}.log",
+        L.logs("data", "shard_{dataset}_{shard}"),
     conda:
         CORE_ENV
     threads: 1

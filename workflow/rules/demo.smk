@@ -15,10 +15,10 @@ if DEMO:
             planted_bias=str(RESOURCES / "demo" / "planted_bias.tsv"),
             labels=str(RESOURCES / "labels" / "{dataset}.txt"),
         output:
-            splits=expand(documents("{{dataset}}", "{split}"), split=SPLITS),
-            meta=dataset_meta("{dataset}"),
+            splits=expand(L.documents("{{dataset}}", "{split}"), split=SPLITS),
+            meta=L.meta("{dataset}"),
         log:
-            f"{LOGS}/demo/dataset_{{dataset}}.log",
+            L.logs("demo", "dataset_{dataset}"),
         conda:
             CORE_ENV
         threads: 1
@@ -37,10 +37,10 @@ rule demo_treebank:
     input:
         grammar=DEMO_GRAMMAR,
     output:
-        train=f"{RUN}/parser/treebank/train.spacy",
-        dev=f"{RUN}/parser/treebank/dev.spacy",
+        train=L.parser("treebank/train.spacy"),
+        dev=L.parser("treebank/dev.spacy"),
     log:
-        f"{LOGS}/demo/treebank.log",
+        L.logs("demo", "treebank"),
     conda:
         CORE_ENV
     threads: 1
@@ -59,10 +59,10 @@ rule train_demo_parser:
         dev=rules.demo_treebank.output.dev,
         grammar=DEMO_GRAMMAR,
     output:
-        pipeline=directory(f"{RUN}/parser/pipeline"),
-        metrics=f"{RUN}/parser/metrics.json",
+        pipeline=directory(L.parser("pipeline")),
+        metrics=L.parser("metrics.json"),
     log:
-        f"{LOGS}/demo/train_parser.log",
+        L.logs("demo", "train_parser"),
     conda:
         CORE_ENV
     threads: 2

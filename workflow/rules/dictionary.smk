@@ -4,8 +4,7 @@ from hinter.dictionary.custom import dictionary_files
 
 SBIC = config["dictionary"]["sbic"]
 SBIC_DOWNLOAD = str(RESOURCES / "sbic")
-SBIC_DIR = SBIC_DOWNLOAD if SBIC["source"] == "download" else f"{RUN}/sbic"
-DICTIONARY = f"{RUN}/dictionary"
+SBIC_DIR = SBIC_DOWNLOAD if SBIC["source"] == "download" else L.sbic_dir()
 
 
 rule download_sbic:
@@ -17,7 +16,7 @@ rule download_sbic:
             split=["trn", "dev", "tst"],
         ),
     log:
-        f"{LOGS}/dictionary/download_sbic.log",
+        L.logs("dictionary", "download_sbic"),
     conda:
         CORE_ENV
     threads: 1
@@ -33,10 +32,10 @@ rule download_sbic:
 rule demo_sbic:
     """A synthetic SBIC split in the real formats (per-annotation and aggregated CSVs)."""
     output:
-        annotations=f"{RUN}/sbic/SBIC.v2.{{sbic_split}}.csv",
-        aggregated=f"{RUN}/sbic/SBIC.v2.agg.{{sbic_split}}.csv",
+        annotations=L.sbic("SBIC.v2.{sbic_split}.csv"),
+        aggregated=L.sbic("SBIC.v2.agg.{sbic_split}.csv"),
     log:
-        f"{LOGS}/demo/sbic_{{sbic_split}}.log",
+        L.logs("demo", "sbic_{sbic_split}"),
     wildcard_constraints:
         sbic_split="trn|dev|tst",
     conda:
@@ -58,11 +57,11 @@ rule extract_sbic_terms:
             split=SBIC["splits"] if SBIC["aggregated"] else [],
         ),
     output:
-        terms=f"{DICTIONARY}/sbic_terms.tsv",
-        mentions=f"{DICTIONARY}/sbic_mentions.parquet",
-        stats=f"{DICTIONARY}/sbic_terms.json",
+        terms=L.dictionary("sbic_terms.tsv"),
+        mentions=L.dictionary("sbic_mentions.parquet"),
+        stats=L.dictionary("sbic_terms.json"),
     log:
-        f"{LOGS}/dictionary/extract_sbic_terms.log",
+        L.logs("dictionary", "extract_sbic_terms"),
     conda:
         CORE_ENV
     threads: 1
@@ -83,10 +82,10 @@ rule compile_pairs:
             workflow.basedir,
         ),
     output:
-        pairs=f"{DICTIONARY}/pairs.parquet",
-        review=f"{DICTIONARY}/review.tsv",
+        pairs=L.dictionary("pairs.parquet"),
+        review=L.dictionary("review.tsv"),
     log:
-        f"{LOGS}/dictionary/compile_pairs.log",
+        L.logs("dictionary", "compile_pairs"),
     conda:
         CORE_ENV
     threads: 1
@@ -112,12 +111,12 @@ rule dictionary_coverage:
         ambiguous=rules.compile_pairs.input.ambiguous,
         lists=rules.compile_pairs.input.lists,
     output:
-        markdown=f"{DICTIONARY}/coverage.md",
-        terms=f"{DICTIONARY}/coverage_terms.tsv",
-        candidates=f"{DICTIONARY}/coverage_candidates.tsv",
-        summary=f"{DICTIONARY}/coverage_summary.tsv",
+        markdown=L.dictionary("coverage.md"),
+        terms=L.dictionary("coverage_terms.tsv"),
+        candidates=L.dictionary("coverage_candidates.tsv"),
+        summary=L.dictionary("coverage_summary.tsv"),
     log:
-        f"{LOGS}/dictionary/coverage.log",
+        L.logs("dictionary", "coverage"),
     conda:
         CORE_ENV
     threads: 1

@@ -4,22 +4,22 @@
 rule check_invariant:
     """Validity of the mutants of one suite and shard (dependency invariant, paper Alg. 3)."""
     input:
-        mutants=mutants("{track}", "{dataset}", "{suite}", "{shard}"),
-        docs=lambda wc: tested(wc.dataset, wc.shard),
+        mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
+        docs=lambda wc: L.tested(wc.dataset, wc.shard),
         # The demo pipeline when it is trained here; no parser when the invariant is off.
         parser=parser_input if config["invariant"]["enabled"] else [],
         # An intersectional suite waits for its attributes' atomic suites: the parse cache then
         # holds its parents' sentences, and its parents' verdicts must agree with theirs.
         atomic=lambda wc: [
-            validity(wc.track, wc.dataset, plan.suite_name((a,)), wc.shard)
+            L.validity(wc.track, wc.dataset, plan.suite_name((a,)), wc.shard)
             for a in plan.parse_suite(wc.suite)
             if wc.suite.startswith("inter-")
         ],
     output:
-        validity=validity("{track}", "{dataset}", "{suite}", "{shard}"),
-        stats=f"{RUN}/validity/{{track}}/{{dataset}}/{{suite}}/{{shard}}.json",
+        validity=L.validity("{track}", "{dataset}", "{suite}", "{shard}"),
+        stats=L.validity_stats("{track}", "{dataset}", "{suite}", "{shard}"),
     log:
-        f"{LOGS}/invariant/{{track}}/{{dataset}}/{{suite}}/{{shard}}.log",
+        L.logs("invariant", "{track}", "{dataset}", "{suite}", "{shard}"),
     conda:
         CORE_ENV
     # Jobs (suites x shards) fill the cores; with fewer jobs than cores, `--set-threads
@@ -37,14 +37,14 @@ rule summarise_invariant:
     """Generated, valid and discarded mutants by reason, per suite, for one track and dataset."""
     input:
         stats=lambda wc: [
-            f"{RUN}/validity/{wc.track}/{wc.dataset}/{suite}/{shard}.json"
+            L.validity_stats(wc.track, wc.dataset, suite, shard)
             for suite in suite_names(wc.dataset, wc.track)
             for shard in shards(wc.dataset)
         ],
     output:
-        summary=validity_summary("{track}", "{dataset}"),
+        summary=L.validity_summary("{track}", "{dataset}"),
     log:
-        f"{LOGS}/invariant/{{track}}/{{dataset}}/summary.log",
+        L.logs("invariant", "{track}", "{dataset}", "summary"),
     conda:
         CORE_ENV
     threads: 1

@@ -4,13 +4,13 @@
 rule train_encoder:
     """Fine-tune one encoder on one dataset (LexGLUE recipe); keep the best epoch."""
     input:
-        splits=lambda wc: [documents(wc.dataset, s) for s in SPLITS],
-        meta=lambda wc: dataset_meta(wc.dataset),
+        splits=lambda wc: [L.documents(wc.dataset, s) for s in SPLITS],
+        meta=lambda wc: L.meta(wc.dataset),
     output:
-        model=directory(f"{RUN}/models/{{model}}/{{dataset}}/model"),
-        metrics=f"{RUN}/models/{{model}}/{{dataset}}/metrics.json",
+        model=directory(L.model_weights("{model}", "{dataset}")),
+        metrics=L.model_metrics("{model}", "{dataset}"),
     log:
-        f"{LOGS}/models/train_{{model}}_{{dataset}}.log",
+        L.logs("models", "train_{model}_{dataset}"),
     conda:
         MODELS_ENV
     threads: 4
@@ -27,13 +27,13 @@ rule train_encoder:
 rule model_performance:
     """Our fine-tuned encoders' scores beside LexGLUE's reported ones (001 Table 5)."""
     input:
-        metrics=[f"{model_dir(r.model, r.dataset)}/metrics.json" for r in model_runs()],
+        metrics=[L.model_metrics(r.model, r.dataset) for r in model_runs()],
         reported=RESOURCES / "lexglue" / "reported_scores.csv",
     output:
-        csv=f"{RUN}/models/performance.csv",
-        md=f"{RUN}/models/performance.md",
+        csv=L.model_performance("csv"),
+        md=L.model_performance("md"),
     log:
-        f"{LOGS}/models/performance.log",
+        L.logs("models", "performance"),
     conda:
         CORE_ENV
     threads: 1
@@ -49,11 +49,11 @@ rule predict:
     """Predictions for the originals and mutants of one shard (deduplicated, cached)."""
     input:
         unpack(predict_inputs),
-        meta=lambda wc: dataset_meta(wc.dataset),
+        meta=lambda wc: L.meta(wc.dataset),
     output:
-        predictions("{model}", "{dataset}", "{shard}"),
+        L.predictions("{model}", "{dataset}", "{shard}", "{variant}"),
     log:
-        f"{LOGS}/predict/{{model}}/{{dataset}}/{{shard}}.log",
+        L.logs("predict", "{model}", "{variant}", "{dataset}", "{shard}"),
     conda:
         MODELS_ENV
     threads: 4

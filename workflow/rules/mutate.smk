@@ -4,13 +4,13 @@
 rule mutate:
     """Mutants of one suite for the documents of one shard, within the track's window."""
     input:
-        docs=lambda wc: tested(wc.dataset, wc.shard),
+        docs=lambda wc: L.tested(wc.dataset, wc.shard),
         pairs=rules.compile_pairs.output.pairs,
     output:
-        mutants=mutants("{track}", "{dataset}", "{suite}", "{shard}"),
-        stats=f"{RUN}/mutants/{{track}}/{{dataset}}/{{suite}}/{{shard}}.json",
+        mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
+        stats=L.mutant_stats("{track}", "{dataset}", "{suite}", "{shard}"),
     log:
-        f"{LOGS}/mutate/{{track}}/{{dataset}}/{{suite}}/{{shard}}.log",
+        L.logs("mutate", "{track}", "{dataset}", "{suite}", "{shard}"),
     conda:
         CORE_ENV
     threads: 1
@@ -28,14 +28,14 @@ rule mutation_summary:
     """Generated, written, overlapping and duplicate counts per suite of one (track, dataset)."""
     input:
         stats=lambda wc: [
-            f"{RUN}/mutants/{wc.track}/{wc.dataset}/{suite}/{shard}.json"
+            L.mutant_stats(wc.track, wc.dataset, suite, shard)
             for suite in suite_names(wc.dataset, wc.track)
             for shard in shards(wc.dataset)
         ],
     output:
-        summary=mutation_summary("{track}", "{dataset}"),
+        summary=L.mutation_summary("{track}", "{dataset}"),
     log:
-        f"{LOGS}/mutate/{{track}}/{{dataset}}/summary.log",
+        L.logs("mutate", "{track}", "{dataset}", "summary"),
     conda:
         CORE_ENV
     threads: 1

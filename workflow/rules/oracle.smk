@@ -6,9 +6,9 @@ rule outcomes:
     input:
         unpack(outcome_inputs),
     output:
-        outcomes("{model}", "{dataset}", "{suite}"),
+        L.outcomes("{model}", "{dataset}", "{suite}", "{variant}"),
     log:
-        f"{LOGS}/oracle/{{model}}/{{dataset}}/{{suite}}.log",
+        L.logs("oracle", "{model}", "{variant}", "{dataset}", "{suite}"),
     conda:
         CORE_ENV
     threads: 1
@@ -21,14 +21,14 @@ rule outcomes:
 rule hidden_examples:
     """A few hidden-bias examples of one intersectional suite, rendered like paper Table 1."""
     input:
-        outcomes=outcomes("{model}", "{dataset}", "{suite}"),
+        outcomes=L.outcomes("{model}", "{dataset}", "{suite}", "{variant}"),
         mutants=lambda wc: outcome_inputs(wc)["mutants"],
         docs=lambda wc: outcome_inputs(wc)["docs"],
-        meta=lambda wc: dataset_meta(wc.dataset),
+        meta=lambda wc: L.meta(wc.dataset),
     output:
-        hidden_examples("{model}", "{dataset}", "{suite}"),
+        L.examples("{model}", "{dataset}", "{suite}", "{variant}"),
     log:
-        f"{LOGS}/oracle/examples/{{model}}/{{dataset}}/{{suite}}.log",
+        L.logs("oracle", "examples", "{model}", "{variant}", "{dataset}", "{suite}"),
     wildcard_constraints:
         suite=r"inter-[A-Za-z0-9_+-]+",
     conda:

@@ -20,13 +20,14 @@ rule rq1_tables:
         outcomes=all_outcomes(),
         examples=all_hidden_examples(),
     output:
-        expand(f"{RUN}/rq1/{{name}}.{{ext}}", name=RQ1_TABLES, ext=["csv", "md"]),
+        [L.rq_output(1, name, ext) for name in RQ1_TABLES for ext in ("csv", "md")],
     log:
-        f"{LOGS}/rq/rq1_tables.log",
+        L.logs("rq", "rq1_tables"),
     conda:
         CORE_ENV
     threads: 1
     params:
+        outcome_keys=outcome_keys(),
         datasets=DATASETS,
         examples=config["oracle"]["examples"],
     script:

@@ -10,7 +10,12 @@ from hinter.workflow import run
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
     written = rq1.write_rq1(
-        [rq1.outcome_file(p) for p in snakemake.input.outcomes],
+        [
+            rq1.OutcomeFile(model, dataset, suite, Path(path))
+            for (model, dataset, suite), path in zip(
+                snakemake.params.outcome_keys, snakemake.input.outcomes, strict=True
+            )
+        ],
         list(snakemake.input.examples),
         out_dir,
         datasets=list(snakemake.params.datasets),

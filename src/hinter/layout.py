@@ -1,0 +1,173 @@
+"""The run directory: every path of a run, in one place (DESIGN §4, README "Where results land").
+
+Rules (through ``workflow/rules/common.smk``), the CLI, the RQ modules, notebooks and tests build
+paths only here. Every method takes the keys of a file (model, dataset, suite, shard, ...) and
+returns its path as a string, so a rule can pass wildcard placeholders (``"{dataset}"``) and a
+script or notebook concrete names; nothing parses a path back into its keys.
+
+Model outputs (predictions, outcomes, examples) have a *variant* level: one model tested several
+ways on the same mutants — RQ6's repeated runs and alternative prompt templates. Every model has
+the ``default`` variant; :class:`Variant` names the others.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+DEFAULT_VARIANT = "default"
+RESEARCH_QUESTIONS = (1, 2, 3, 4, 5, 6)
+_RUN_SUFFIX = re.compile(r"^(?P<prompt>[A-Za-z0-9_]+)(?:-run(?P<run>[0-9]+))?$")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """How a model is run: its prompt template and the index of a repeated run (1 = first)."""
+
+    prompt: str = "default"
+    run: int = 1
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[A-Za-z0-9_]+", self.prompt):
+            raise ValueError(f"prompt template name {self.prompt!r}: use letters, digits and _")
+        if self.run < 1:
+            raise ValueError(f"run index {self.run}: runs count from 1")
+
+    @property
+    def name(self) -> str:
+        """``default``, ``<prompt>`` for a first run, ``<prompt>-run<k>`` for a repeat."""
+        return self.prompt if self.run == 1 else f"{self.prompt}-run{self.run}"
+
+    @property
+    def is_default(self) -> bool:
+        return self.name == DEFAULT_VARIANT
+
+    @classmethod
+    def from_name(cls, name: str) -> Variant:
+        match = _RUN_SUFFIX.match(name)
+        if not match:
+            raise ValueError(f"not a variant name: {name!r}")
+        return cls(match["prompt"], int(match["run"] or 1))
+
+
+@dataclass(frozen=True)
+class RunLayout:
+    """Paths of one run directory, ``<results_dir>/<run_name>`` (or a CLI ``--out`` folder)."""
+
+    root: str
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> RunLayout:
+        results = str(config.get("results_dir", "results")).rstrip("/")
+        return cls(f"{results}/{config['run_name']}")
+
+    def _join(self, *parts: str) -> str:
+        return "/".join([str(self.root).rstrip("/"), *parts])
+
+    # -- data ------------------------------------------------------------------------------
+    def data_dir(self, dataset: str) -> str:
+        return self._join("data", dataset)
+
+    def documents(self, dataset: str, split: str) -> str:
+        """Documents of one split: ``doc_id, text, labels`` (:data:`hinter.tables.DOCUMENTS`)."""
+        return self._join("data", dataset, f"{split}.parquet")
+
+    def meta(self, dataset: str) -> str:
+        """Label names, task type and row counts of a dataset (``meta.json``)."""
+        return self._join("data", dataset, "meta.json")
+
+    def tested(self, dataset: str, shard: str) -> str:
+        """The documents under test of one shard (:data:`hinter.tables.TESTED_DOCUMENTS`)."""
+        return self._join("data", dataset, "tested", f"{shard}.parquet")
+
+    # -- dictionary --------------------------------------------------------------------------
+    def dictionary(self, name: str) -> str:
+        """A file of the bias dictionary: ``pairs.parquet``, ``review.tsv``, ``coverage.md`` ..."""
+        return self._join("dictionary", name)
+
+    def sbic_dir(self) -> str:
+        """The demo's synthetic SBIC files (real downloads live under ``resources/sbic``)."""
+        return self._join("sbic")
+
+    def sbic(self, name: str) -> str:
+        return self._join("sbic", name)
+
+    # -- parser (a pipeline trained by the run) ----------------------------------------------
+    def parser(self, name: str) -> str:
+        return self._join("parser", name)
+
+    # -- mutants and validity ----------------------------------------------------------------
+    def mutants(self, track: str, dataset: str, suite: str, shard: str) -> str:
+        """Mutants of one suite and shard, as edits (:data:`hinter.tables.MUTANTS`)."""
+        return self._join("mutants", track, dataset, suite, f"{shard}.parquet")
+
+    def mutant_stats(self, track: str, dataset: str, suite: str, shard: str) -> str:
+        return self._join("mutants", track, dataset, suite, f"{shard}.json")
+
+    def mutation_summary(self, track: str, dataset: str) -> str:
+        return self._join("mutants", track, dataset, "summary.csv")
+
+    def validity(self, track: str, dataset: str, suite: str, shard: str) -> str:
+        """Dependency-invariant verdicts of one suite and shard (:data:`hinter.tables.VALIDITY`)."""
+        return self._join("validity", track, dataset, suite, f"{shard}.parquet")
+
+    def validity_stats(self, track: str, dataset: str, suite: str, shard: str) -> str:
+        return self._join("validity", track, dataset, suite, f"{shard}.json")
+
+    def validity_summary(self, track: str, dataset: str) -> str:
+        return self._join("validity", track, dataset, "summary.csv")
+
+    # -- models ------------------------------------------------------------------------------
+    def model_dir(self, model: str, dataset: str) -> str:
+        return self._join("models", model, dataset)
+
+    def model_weights(self, model: str, dataset: str) -> str:
+        """The fine-tuned checkpoint folder (safetensors, tokenizer, ``hinter.json``)."""
+        return self._join("models", model, dataset, "model")
+
+    def model_metrics(self, model: str, dataset: str) -> str:
+        return self._join("models", model, dataset, "metrics.json")
+
+    def model_performance(self, ext: str) -> str:
+        """Our encoders' scores beside LexGLUE's (``csv`` or ``md``)."""
+        return self._join("models", f"performance.{ext}")
+
+    # -- model outputs (with a variant level) ------------------------------------------------
+    def predictions(
+        self, model: str, dataset: str, shard: str, variant: str = DEFAULT_VARIANT
+    ) -> str:
+        """Predictions of originals and mutants of one shard (:data:`hinter.tables.PREDICTIONS`)."""
+        return self._join("predictions", model, variant, dataset, f"{shard}.parquet")
+
+    def outcomes(self, model: str, dataset: str, suite: str, variant: str = DEFAULT_VARIANT) -> str:
+        """The oracle's verdict on every mutant of a suite (:data:`hinter.tables.OUTCOMES`)."""
+        return self._join("outcomes", model, variant, dataset, f"{suite}.parquet")
+
+    def examples(self, model: str, dataset: str, suite: str, variant: str = DEFAULT_VARIANT) -> str:
+        """Rendered hidden-bias examples of one intersectional suite."""
+        return self._join("examples", model, variant, dataset, f"{suite}.parquet")
+
+    # -- research questions and the report ---------------------------------------------------
+    def rq_dir(self, rq: int) -> str:
+        if rq not in RESEARCH_QUESTIONS:
+            raise ValueError(f"no research question RQ{rq}")
+        return self._join(f"rq{rq}")
+
+    def rq_output(self, rq: int, name: str, ext: str) -> str:
+        """A table (``csv``, ``md``) or figure (``pdf``, ``png``) of a research question."""
+        return f"{self.rq_dir(rq)}/{name}.{ext}"
+
+    def report(self) -> str:
+        """The Snakemake HTML report of the run."""
+        return self._join("report.html")
+
+    def logs(self, *parts: str) -> str:
+        """A job's log file, ``logs/<stage>/.../<name>.log`` (parts joined, ``.log`` appended)."""
+        return self._join("logs", *parts[:-1], f"{parts[-1]}.log")
+
+
+def cache_dir(config: dict[str, Any]) -> Path:
+    """The content-addressed caches (parses, model outputs), shared by every run."""
+    return Path(config.get("cache_dir", "results/cache"))

@@ -1,0 +1,91 @@
+"""The run layout is the one place paths are built: rules, CLI and RQ modules agree with it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from hinter.layout import DEFAULT_VARIANT, RunLayout, Variant
+
+
+def test_paths_follow_the_documented_layout():
+    run = RunLayout("results/demo")
+    assert run.tested("imdb", "001") == "results/demo/data/imdb/tested/001.parquet"
+    assert (
+        run.mutants("encoder", "imdb", "inter-race+gender", "000")
+        == "results/demo/mutants/encoder/imdb/inter-race+gender/000.parquet"
+    )
+    assert run.predictions("bert", "scotus", "003") == (
+        "results/demo/predictions/bert/default/scotus/003.parquet"
+    )
+    assert run.outcomes("llama2", "imdb", "atomic-race", "alt1") == (
+        "results/demo/outcomes/llama2/alt1/imdb/atomic-race.parquet"
+    )
+    assert run.rq_output(3, "fig7", "pdf") == "results/demo/rq3/fig7.pdf"
+    assert (
+        run.logs("mutate", "encoder", "imdb", "000")
+        == "results/demo/logs/mutate/encoder/imdb/000.log"
+    )
+    with pytest.raises(ValueError):
+        run.rq_dir(7)
+
+
+def test_from_config_uses_results_dir_and_run_name():
+    run = RunLayout.from_config({"results_dir": "/tmp/out/", "run_name": "paper"})
+    assert run.meta("imdb") == "/tmp/out/paper/data/imdb/meta.json"
+    assert RunLayout.from_config({"run_name": "demo"}).root == "results/demo"
+
+
+def test_snakemake_wildcards_pass_through():
+    run = RunLayout("results/x")
+    pattern = run.outcomes("{model}", "{dataset}", "{suite}", "{variant}")
+    assert pattern == "results/x/outcomes/{model}/{variant}/{dataset}/{suite}.parquet"
+
+
+@pytest.mark.parametrize(
+    ("variant", "name"),
+    [
+        (Variant(), DEFAULT_VARIANT),
+        (Variant(run=2), "default-run2"),
+        (Variant("alt1"), "alt1"),
+        (Variant("alt2", 3), "alt2-run3"),
+    ],
+)
+def test_variant_names_round_trip(variant, name):
+    assert variant.name == name
+    assert Variant.from_name(name) == variant
+    assert variant.is_default == (name == DEFAULT_VARIANT)
+
+
+@pytest.mark.parametrize("bad", ["", "a-b", "x-run0", "x-runs2", "../x"])
+def test_bad_variant_names_are_refused(bad):
+    with pytest.raises(ValueError):
+        Variant.from_name(bad)
+
+
+def test_the_snakemake_wildcard_constraint_accepts_exactly_variant_names(repo):
+    text = (repo / "workflow" / "rules" / "common.smk").read_text()
+    constraint = re.search(r'variant=r"([^"]+)"', text).group(1)
+    for name in ("default", "default-run2", "alt1", "alt2-run3"):
+        assert re.fullmatch(constraint, name)
+    for name in ("a-b", "x/y", "default-run"):
+        assert not re.fullmatch(constraint, name)
+
+
+def test_no_run_directory_path_is_built_outside_the_layout(repo):
+    """Rules, scripts, the CLI and the RQ modules name run files only through hinter.layout."""
+    folders = "(outcomes|predictions|mutants|validity|examples|data|rq[1-6])"
+    pattern = rf'(\{{RUN\}}|\bLOGS\b|/ "{folders}" /|/{folders}/\{{)'
+    proc = subprocess.run(
+        ["git", "grep", "-n", "-E", pattern, "--", "workflow", "src", "notebooks", "Snakefile"],
+        cwd=repo, capture_output=True, text=True,
+    )  # fmt: skip
+    # The content-addressed caches live under cache_dir, outside any run directory.
+    hits = [
+        line
+        for line in proc.stdout.splitlines()
+        if not line.startswith("src/hinter/layout.py") and "cache_dir" not in line
+    ]
+    assert not hits, "\n".join(hits)
