@@ -15,6 +15,8 @@ from oracle_cases import TEXT, Suite, add_case
 
 from hinter import io, oracle, tables
 from hinter.layout import RunLayout
+from hinter.rq import examples
+from hinter.rq.outcomes import OutcomeFile, outcome_files
 
 META = {
     "dataset": "imdb",
@@ -87,14 +89,20 @@ class Run:
         oracle.write_suite_outcomes(suite, meta=meta, output=out, **paths)
         self.outcome_keys.append((model, dataset, suite))
         if suite.startswith("inter-"):
-            from hinter import rq1
-
-            rq1.write_hidden_examples(
+            examples.write_hidden_examples(
                 model=model, dataset=dataset, suite=suite, outcomes=out,
                 mutants=paths["mutants"], docs=paths["docs"], meta=meta,
                 output=self.layout.examples(model, dataset, suite), k=k, context=12,
             )  # fmt: skip
             self.example_keys.append((model, dataset, suite))
+
+    @property
+    def outcome_files(self) -> list[OutcomeFile]:
+        return outcome_files(self.layout, self.outcome_keys)
+
+    @property
+    def example_files(self) -> list[str]:
+        return [self.layout.examples(*key) for key in self.example_keys]
 
 
 def _small_cases(run: Run, plans) -> None:
