@@ -93,6 +93,12 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
     race_line = examples_csv[examples_csv["type"] == "Atomic I"].iloc[0]
     assert race_line["attributes"] == "Race" and race_line["mutations"] == "British → Pakistani"
     assert "**Pakistani**" in race_line["text"] and "trans women" not in race_line["text"]
+    # an atomic line bolds only the word it edits, not the other attribute's unedited word
+    assert "**people**" not in race_line["text"] and " people " in race_line["text"]
+    gender_line = examples_csv[examples_csv["type"] == "Atomic II"].iloc[0]
+    assert "**trans women**" in gender_line["text"] and "**British**" not in gender_line["text"]
+    original_line = examples_csv[examples_csv["type"] == "Original"].iloc[0]
+    assert "**people**" in original_line["text"] and "**British**" in original_line["text"]
 
     correct = pd.read_csv(out / "correctness.csv")
     errors_total = correct[
@@ -112,7 +118,10 @@ def test_highlight_windows_and_bold_edits():
     far = Edit(text.index("lambda"), text.index("lambda") + 6, "LAMBDA")
     marks = [(edit.start, edit.end), (far.start, far.end)]
     two = rq_examples.highlight(text, [far], marks, context=3)
-    assert two == "… gamma **delta** epsilon … kappa **LAMBDA** mu"
+    assert two == "… gamma delta epsilon … kappa **LAMBDA** mu"  # only its own edit is bold
+    assert rq_examples.highlight(text, [], marks, context=3, bold=marks) == (
+        "… gamma **delta** epsilon … kappa **lambda** mu"
+    )
 
 
 def test_label_text_names_and_empty_sets():

@@ -85,7 +85,7 @@ def highlight(
     original line marks the words its mutants edit)."""
     windows = _windows(text, marks, context)
     by_start = {e.start: e for e in edits}
-    bold_only = {(s, e) for s, e in (bold or marks) if s not in by_start}  # ITEM7
+    bold_only = {(s, e) for s, e in bold if s not in by_start}
     pieces = []
     for ws, we in windows:
         parts = []
