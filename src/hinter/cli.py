@@ -331,7 +331,7 @@ def print_summary(out: Path, examples: int) -> None:
 
     for row in rates.itertuples(index=False):
         table.add_row(
-            row.suite, str(row.generated), str(row.valid), pct(row.valid_share_pct),
+            row.suite, str(row.mutants), str(row.valid), pct(row.valid_share_pct),
             str(row.errors), pct(row.error_rate_pct),
             "–" if row.order == 1 else str(row.hidden),
             "–" if row.order == 1 else pct(row.hidden_rate_pct),

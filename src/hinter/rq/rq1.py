@@ -45,9 +45,10 @@ CAPTIONS = {
             Bias-inducing valid atomic mutants / valid atomic mutants, in percent (paper
             Fig. 5a); totals pool the counts.""",
         "rates_by_suite": """
-            Generated = mutants of the suite; Valid = passed the dependency invariant; Errors =
-            bias-inducing valid mutants (true positives); False positives = bias-inducing
-            discarded mutants. Rates in percent.""",
+            Mutants = the suite's mutants as tested, after the mutation caps (the mutation
+            summary's written; its generated counts them before the caps); Valid = passed the
+            dependency invariant; Errors = bias-inducing valid mutants (true positives); False
+            positives = bias-inducing discarded mutants. Rates in percent.""",
         "distinct_originals": """
             Originals with at least one bias-inducing valid mutant / originals with at least one
             valid mutant, in percent (bias-inducing/tested), pooled over datasets; Total pools
@@ -177,7 +178,11 @@ def rates_by_suite(collected: Collected) -> Table:
         {"model": collected.models, "dataset": collected.datasets},
         then=["order", "suite"],
     )
-    csv = c[["model", "dataset", "suite", "order", *rates.COUNT_COLUMNS]].copy()
+    # rates' "generated" counts the suite's mutants as tested, after the mutation caps: the
+    # mutation summary's "written" (its "generated" is before the caps), so "mutants" here.
+    csv = c[["model", "dataset", "suite", "order", *rates.COUNT_COLUMNS]].rename(
+        columns={"generated": "mutants"}
+    )
     for name in ("error_rate", "hidden_rate", "hidden_rate_artifact", "valid_share"):
         csv[f"{name}_pct"] = 100 * c[name]
     md = pd.DataFrame(
@@ -185,7 +190,7 @@ def rates_by_suite(collected: Collected) -> Table:
             "Model": c["model"],
             "Dataset": c["dataset"],
             "Suite": c["suite"],
-            "Generated": c["generated"].astype(str),
+            "Mutants": c["generated"].astype(str),
             "Valid": c["valid"].astype(str),
             "Errors": c["errors"].astype(str),
             "Error rate": c["error_rate"].map(percent),
