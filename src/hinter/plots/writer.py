@@ -26,12 +26,13 @@ def save_figure(
     fig: Figure, stem: str | Path, extensions: Sequence[str] = ("pdf", "png")
 ) -> list[Path]:
     """Write ``<stem>.pdf`` and ``<stem>.png`` (those of ``extensions``); return the paths."""
+    unknown = [ext for ext in extensions if ext not in METADATA]
+    if unknown:
+        raise ValueError(f"{stem}.{unknown[0]}: figures are written as pdf or png")
     written = []
     FigureCanvasAgg(fig)  # a headless canvas, whatever the session's backend
     with style.context():
         for ext in extensions:
-            if ext not in METADATA:
-                raise ValueError(f"{stem}.{ext}: figures are written as pdf or png")
             path = Path(f"{stem}.{ext}")
             with io.atomic_path(path) as tmp, tmp.open("wb") as handle:
                 fig.savefig(handle, format=ext, metadata=METADATA[ext])
