@@ -24,6 +24,8 @@ def test_paths_follow_the_documented_layout():
         "results/demo/outcomes/llama2/alt1/imdb/atomic-race.parquet"
     )
     assert run.rq_output(3, "fig7", "pdf") == "results/demo/rq3/fig7.pdf"
+    assert run.report() == "results/demo/report.html"
+    assert run.report_screenshot("fig4") == "results/demo/report-fig4.png"
     assert (
         run.logs("mutate", "encoder", "imdb", "000")
         == "results/demo/logs/mutate/encoder/imdb/000.log"
