@@ -15,6 +15,7 @@ from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.data import FACTS, check_facts
 from hinter.layout import RunLayout
+from hinter.rq import outputs as rq_outputs
 
 pytestmark = pytest.mark.workflow
 
@@ -121,6 +122,41 @@ def test_rq1_tables_end_to_end(demo_run):
     assert truth, "empty truth table"
     examples = Path(run.rq_output(1, "hidden_examples", "md")).read_text()
     assert "Intersectional" in examples and "**" in examples
+    for output in rq_outputs.outputs(1):
+        for ext in output.extensions:
+            assert Path(run.rq_output(1, output.name, ext)).stat().st_size > 0, (output, ext)
+
+
+def test_rq1_mutants_are_the_mutation_summarys_written(demo_run, config):
+    """The per-suite table's Mutants column counts what the mutation summary calls written."""
+    run = RunLayout(str(demo_run))
+    written = {}
+    for name in DATASETS:
+        for row in _csv(run.mutation_summary("encoder", name)):
+            written[(name, row["suite"])] = int(row["written"])
+    rows = _csv(run.rq_output(1, "rates_by_suite", "csv"))
+    assert rows
+    for row in rows:
+        assert int(row["mutants"]) == written[(row["dataset"], row["suite"])], row
+
+
+def test_rq1_rerun_after_deleting_its_outputs_is_byte_identical(demo_run, run_snakemake, repo):
+    """Tables (CSV, Markdown, HTML) and figures (PDF, PNG) come back byte for byte."""
+    run = RunLayout(str(demo_run))
+    files = [
+        Path(run.rq_output(1, o.name, ext)) for o in rq_outputs.outputs(1) for ext in o.extensions
+    ]
+    before = {p: p.read_bytes() for p in files}
+    for path in files:
+        path.unlink()
+    proc = run_snakemake(
+        "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"), "rq1",
+        workdir=demo_run.parent.parent, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    assert "rq1_figures" in proc.stdout + proc.stderr
+    for path in files:
+        assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"
 
 
 def test_naive_and_incremental_invariant_agree_on_every_demo_mutant(demo_run, tmp_path):
@@ -146,7 +182,8 @@ def _digests(root: Path) -> dict[str, str]:
         if (
             path.is_file()
             and rel.parts[0] not in skip
-            and path.suffix in (".parquet", ".csv", ".md", ".tsv")
+            and not rel.name.startswith("report")  # the report and its screenshots
+            and path.suffix in (".parquet", ".csv", ".md", ".tsv", ".html", ".pdf", ".png")
         ):
             out[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
