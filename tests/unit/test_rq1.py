@@ -173,8 +173,11 @@ def test_every_registered_output_has_a_builder(tmp_path):
 
 
 def test_the_rq_rules_take_their_outputs_from_the_registry(repo):
-    """No output name is copied into the rule file: it builds them from hinter.rq.outputs."""
-    text = (repo / "workflow" / "rules" / "rq.smk").read_text()
-    assert "from hinter.rq import outputs" in text
+    """No output name is copied into the rule files: they build them from hinter.rq.outputs."""
+    rules = repo / "workflow" / "rules"
+    common, rq = (rules / "common.smk").read_text(), (rules / "rq.smk").read_text()
+    assert "from hinter.rq import outputs as rq_outputs" in common
+    assert "**rq_files(1, rq_outputs.TABLE)" in rq and "**rq_files(1, rq_outputs.FIGURE)" in rq
     for name in outputs.names(1):
-        assert f'"{name}"' not in text, f"{name} is spelled out in rq.smk"
+        for text in (common, rq):
+            assert f'"{name}"' not in text, f"{name} is spelled out in a rule file"
