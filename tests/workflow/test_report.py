@@ -175,11 +175,14 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
         if output.kind == outputs.FIGURE or output.name == "table3":
             assert browser.save_screenshot(layout.report_screenshot(output.name))
 
-    # the RQ1 list of results, for a reader's first look
+    # the RQ1 list of results beside Fig. 4, for a reader's first look
     browser.execute_script("app.setView({navbarMode: 'menu'})")
     _click_text(browser, "Results")
     _click_text(browser, "RQ1")
     _click_text(browser, "Error rates")
+    fig4 = outputs.get(1, "fig4").labels["output"]
+    _row(browser, fig4).find_element(By.CSS_SELECTOR, "a[iconname=eye]").click()
+    WebDriverWait(browser, 30).until(lambda b: b.execute_script(LOADED_IMAGE))
     assert browser.save_screenshot(layout.report_screenshot("rq1"))
     for name in ("rq1", "table3", *outputs.names(1, outputs.FIGURE)):
         assert Path(layout.report_screenshot(name)).stat().st_size > 10_000, name
