@@ -27,8 +27,8 @@ def config(repo):
     return validate_config(load_yaml(repo / "config" / "demo.yaml"))
 
 
-def _csv(path: Path) -> list[dict]:
-    with path.open(newline="", encoding="utf-8") as handle:
+def _csv(path: str | Path) -> list[dict]:
+    with Path(path).open(newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -150,7 +150,7 @@ def test_rq1_rerun_after_deleting_its_outputs_is_byte_identical(demo_run, run_sn
     for path in files:
         path.unlink()
     proc = run_snakemake(
-        "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"), "rq1",
+        "rq1", "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"),
         workdir=demo_run.parent.parent, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
