@@ -186,3 +186,14 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
     assert browser.save_screenshot(layout.report_screenshot("rq1"))
     for name in ("rq1", "table3", *outputs.names(1, outputs.FIGURE)):
         assert Path(layout.report_screenshot(name)).stat().st_size > 10_000, name
+
+
+def test_without_chromium_and_root_the_test_is_skipped_saying_why(monkeypatch):
+    monkeypatch.setattr(
+        shutil, "which", lambda name: "/usr/bin/apt-get" if name == "apt-get" else None
+    )
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(
+        pytest.skip.Exception, match="sudo apt-get install -y chromium chromium-driver"
+    ):
+        chromium()
