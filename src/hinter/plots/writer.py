@@ -6,6 +6,7 @@ PNGs; both are left out. Files are written atomically (a half-written figure nev
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,6 +15,9 @@ from matplotlib.figure import Figure
 
 from hinter import io
 from hinter.plots import style
+
+# fontTools logs every table it subsets when a PDF embeds a font: not news for a job's log.
+logging.getLogger("fontTools").setLevel(logging.WARNING)
 
 # Metadata keys set to None are omitted by matplotlib's writers.
 METADATA = {
