@@ -177,11 +177,13 @@ def suites_for(attributes: Sequence[str], orders: Sequence[int]) -> list[plan.Su
 
 def run_test(args: argparse.Namespace) -> Path:
     """Run every stage on one model and one file; return the output (run) directory."""
-    from hinter import oracle, rq1
+    from hinter import oracle
     from hinter.dictionary import pairs as dictionary_pairs
     from hinter.invariant import check_shard
     from hinter.models.inference import predict_shard
     from hinter.mutation import mutate_job
+    from hinter.rq import examples, rq1
+    from hinter.rq.outcomes import OutcomeFile
 
     model_dir = Path(args.model).resolve()
     model = re.sub(r"[^A-Za-z0-9_.-]+", "-", model_dir.name).strip("-") or "model"
@@ -287,17 +289,17 @@ def run_test(args: argparse.Namespace) -> Path:
             output=outcome_path,
             threshold=args.threshold,
         )
-        outcome_files.append(rq1.OutcomeFile(model, DATASET, suite.name, outcome_path))
+        outcome_files.append(OutcomeFile(model, DATASET, suite.name, outcome_path))
         if suite.order > 1:
             example_path = Path(layout.examples(model, DATASET, suite.name))
-            rq1.write_hidden_examples(
+            examples.write_hidden_examples(
                 model=model, dataset=DATASET, suite=suite.name, outcomes=outcome_path,
                 mutants=[mutants_paths[suite.name]], docs=[docs_path], meta=meta,
                 output=example_path, k=args.examples,
             )  # fmt: skip
             example_files.append(example_path)
     intersectional_order = 2 if 2 in orders else max(orders)
-    rq1.write_rq1(
+    rq1.write_tables(
         outcome_files,
         example_files,
         Path(layout.rq_dir(1)),
@@ -305,6 +307,7 @@ def run_test(args: argparse.Namespace) -> Path:
         examples=args.examples,
         order=intersectional_order,
     )
+    rq1.write_figures(layout.rq_dir(1), layout.rq_dir(1))
     return out
 
 
@@ -328,7 +331,7 @@ def print_summary(out: Path, examples: int) -> None:
 
     for row in rates.itertuples(index=False):
         table.add_row(
-            row.suite, str(row.generated), str(row.valid), pct(row.valid_share_pct),
+            row.suite, str(row.mutants), str(row.valid), pct(row.valid_share_pct),
             str(row.errors), pct(row.error_rate_pct),
             "–" if row.order == 1 else str(row.hidden),
             "–" if row.order == 1 else pct(row.hidden_rate_pct),

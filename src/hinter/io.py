@@ -10,11 +10,12 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from hinter.errors import DataError, first_line
@@ -91,6 +92,93 @@ def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None
     return table
 
 
+def iter_batches(
+    path: str | Path,
+    columns: Sequence[str] | None = None,
+    *,
+    schema: pa.Schema | None = None,
+    optional: Sequence[str] = (),
+    batch_size: int = 65_536,
+) -> Iterator[pa.Table]:
+    """Stream a Parquet file as tables of at most ``batch_size`` rows, in file order.
+
+    The one streaming reader of the project: memory stays at one batch (and one row group
+    buffer) whatever the file's size. ``columns`` must all be present (default: every column
+    of ``schema``, else of the file); ``optional`` columns are read when the file has them.
+    With ``schema``, every batch is cast to it (its fields of the columns read). A missing file
+    or column, a corrupt file or a column of the wrong type is a one-line :class:`DataError`
+    naming the file (and the column), raised before the first batch where it can be.
+    """
+    path = Path(path)
+    if not path.exists():
+        raise DataError(f"{path}: file not found")
+    try:
+        # no pre-buffering: memory is bounded by one row group, not the whole file
+        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
+    present = parquet.schema_arrow.names
+    wanted = list(columns if columns is not None else (schema.names if schema else present))
+    missing = [c for c in wanted if c not in present]
+    if missing:
+        raise DataError(f"{path}: missing column(s) {', '.join(missing)}")
+    wanted += [c for c in optional if c in present and c not in wanted]
+    target = None
+    if schema is not None:
+        target = pa.schema([schema.field(c) for c in wanted if c in schema.names])
+        check_types(parquet.schema_arrow, target, where=str(path))
+    batches = parquet.iter_batches(batch_size=batch_size, columns=wanted)
+    while True:
+        try:
+            batch = next(batches)
+        except StopIteration:
+            return
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
+        table = pa.Table.from_batches([batch])
+        yield table if target is None else conform(table, target, where=str(path))
+
+
+def read_matching(
+    path: str | Path,
+    key: str,
+    wanted: Iterable[str],
+    *,
+    columns: Sequence[str] | None = None,
+    schema: pa.Schema | None = None,
+    batch_size: int = 65_536,
+) -> pa.Table:
+    """The rows of a Parquet file whose ``key`` column is in ``wanted``, streamed batch by
+    batch (a file of every suite's rows never sits in memory at once); file order is kept."""
+    value_set = pa.array(sorted(set(wanted)), type=pa.string())
+    names = list(columns if columns is not None else (schema.names if schema else []))
+    if names and key not in names:
+        raise ValueError(f"read_matching: key column {key!r} is not among the columns read")
+    parts = [
+        t.filter(pc.is_in(t[key], value_set=value_set))
+        for t in iter_batches(path, names or None, schema=schema, batch_size=batch_size)
+    ]
+    if parts:
+        return pa.concat_tables(parts)
+    if schema is not None:
+        return pa.schema([schema.field(c) for c in names]).empty_table()
+    return pq.read_schema(path).empty_table().select(names) if names else pa.table({})
+
+
+def check_types(found: pa.Schema, wanted: pa.Schema, where: str) -> None:
+    """Fail with the first column whose stored type cannot become the wanted one."""
+    for field in wanted:
+        have = found.field(field.name).type if field.name in found.names else None
+        if have is None or have == field.type:
+            continue
+        try:
+            pa.array([], type=have).cast(field.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            raise DataError(
+                f"{where}: column {field.name!r} is {have}, expected {field.type}"
+            ) from None
+
+
 def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
     """Select and cast ``table`` to ``schema``; name the file and column when it cannot."""
     missing = [f.name for f in schema if f.name not in table.column_names]
@@ -99,6 +187,15 @@ def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
     try:
         return table.select(schema.names).cast(schema)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        for field in schema:
+            column = table.column(field.name)
+            try:
+                column.cast(field.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as cexc:
+                raise DataError(
+                    f"{where}: column {field.name!r} is {column.type}, expected {field.type} "
+                    f"({first_line(cexc)})"
+                ) from None
         raise DataError(
             f"{where}: columns do not match the expected types ({first_line(exc)})"
         ) from None

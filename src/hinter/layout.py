@@ -163,6 +163,10 @@ class RunLayout:
         """The Snakemake HTML report of the run."""
         return self._join("report.html")
 
+    def report_screenshot(self, view: str) -> str:
+        """A browser's screenshot of one view of the report, beside it (``report-<view>.png``)."""
+        return self._join(f"report-{view}.png")
+
     def logs(self, *parts: str) -> str:
         """A job's log file, ``logs/<stage>/.../<name>.log`` (parts joined, ``.log`` appended)."""
         return self._join("logs", *parts[:-1], f"{parts[-1]}.log")

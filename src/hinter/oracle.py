@@ -28,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from hinter import io, tables
 from hinter.errors import DataError
@@ -378,33 +376,6 @@ def _pattern(
     return pattern_of(biased, [bool(b) for b in parent_biased])
 
 
-def read_predictions(
-    path: str | Path, text_ids: Iterable[str], batch_size: int = 65_536
-) -> pa.Table:
-    """The rows of a predictions file whose ``text_id`` is wanted, read batch by batch so that a
-    shard's predictions of every suite never sit in memory at once."""
-    path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: file not found")
-    wanted = pa.array(sorted(set(text_ids)), type=pa.string())
-    try:
-        pf = pq.ParquetFile(path)
-        missing = [n for n in tables.PREDICTIONS.names if n not in pf.schema_arrow.names]
-        if missing:
-            raise DataError(f"{path}: missing column(s) {', '.join(missing)}")
-        parts = []
-        for batch in pf.iter_batches(batch_size=batch_size, columns=tables.PREDICTIONS.names):
-            table = pa.Table.from_batches([batch])
-            parts.append(table.filter(pc.is_in(table["text_id"], value_set=wanted)))
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(
-            f"{path}: not a readable Parquet file ({str(exc).splitlines()[0]})"
-        ) from None
-    if not parts:
-        return tables.PREDICTIONS.empty_table()
-    return io.conform(pa.concat_tables(parts), tables.PREDICTIONS, where=str(path))
-
-
 def empty_is_answer(meta: Mapping[str, Any]) -> bool:
     """Whether the dataset gives the empty label set a meaning (meta.json ``empty_label_name``)."""
     return meta.get("empty_label_name") is not None
@@ -434,7 +405,7 @@ def write_suite_outcomes(
             vt = io.read_parquet(v, tables.VALIDITY)
             dt = io.read_parquet(d, tables.TESTED_DOCUMENTS, columns=["doc_id", "labels"])
             wanted = set(mt["mutant_id"].to_pylist()) | set(mt["doc_id"].to_pylist())
-            pt = read_predictions(p, wanted)
+            pt = io.read_matching(p, "text_id", wanted, schema=tables.PREDICTIONS)
             table = suite_outcomes(
                 suite,
                 mt,

@@ -139,8 +139,3 @@ def shard_ids(config: dict, dataset: str) -> list[str]:
 
 def n_shards(config: dict, dataset: str) -> int:
     return len(shard_ids(config, dataset))
-
-
-def run_dir(config: dict) -> str:
-    """The run directory, ``<results_dir>/<run_name>`` (relative to the working directory)."""
-    return f"{config.get('results_dir', 'results').rstrip('/')}/{config['run_name']}"

@@ -24,6 +24,7 @@ from hinter.invariant import (
     SentenceSplitter,
     load_pipeline,
 )
+from hinter.layout import RunLayout
 
 FULL = os.environ.get("HINTER_BENCH_SCALE", "smoke") == "full"
 CAP = 500  # the paper's cap on a changed sentence
@@ -106,7 +107,7 @@ DEMO_RUN = os.environ.get("HINTER_DEMO_RUN")
 def test_demo_run_against_naive(tmp_path):
     """Every mutant of a finished demo run: the literal algorithm against the workflow's
     validity files, and the incremental checker (cold cache) against the literal algorithm."""
-    nlp = load_pipeline(Path(DEMO_RUN) / "parser" / "pipeline")
+    nlp = load_pipeline(RunLayout(DEMO_RUN).parser("pipeline"))
     docs, rows, recorded = corpus.run_mutants(Path(DEMO_RUN))
     result = corpus.compare(nlp, docs, rows, tmp_path / "parses.sqlite", CAP)
     naive, naive_s, ours_s = result.naive, result.naive_seconds, result.ours_seconds

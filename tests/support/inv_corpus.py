@@ -328,21 +328,34 @@ def compare(nlp, docs, rows, cache_path, cap=500, memoise=False) -> Comparison:
     )
 
 
-def run_mutants(run: Path) -> tuple[dict, list, dict]:
-    """Every distinct mutant of a finished run (``results/<run>``): texts by ``dataset/doc_id``,
-    mutant rows (``doc_id`` rewritten to that key), and the workflow's recorded verdicts."""
-    from hinter import tables
+def run_mutants(run: Path, config: dict | None = None) -> tuple[dict, list, dict]:
+    """Every distinct mutant of a finished run (``results/<run>``, of ``config``: the demo's by
+    default): texts by ``dataset/doc_id``, mutant rows (``doc_id`` rewritten to that key), and
+    the workflow's recorded verdicts. Files are found through the plan and the run layout."""
+    from hinter import plan, tables
+    from hinter.config import REPO_ROOT, load_yaml, validate_config
     from hinter.io import read_parquet
+    from hinter.layout import RunLayout
 
+    if config is None:
+        config = validate_config(load_yaml(REPO_ROOT / "config" / "demo.yaml"))
+    layout = RunLayout(str(run))
     docs, rows, recorded = {}, {}, {}
-    for path in sorted((run / "mutants").glob("*/*/*/*.parquet")):
-        track, dataset, suite, shard = path.relative_to(run / "mutants").with_suffix("").parts
-        tested = read_parquet(run / "data" / dataset / "tested" / f"{shard}.parquet")
+    keys = sorted(
+        (track, dataset, suite.name, shard)
+        for dataset in config["datasets"]
+        for track in plan.tracks(config, dataset)
+        for suite in plan.suites(config, dataset, track)
+        for shard in plan.shard_ids(config, dataset)
+    )
+    for track, dataset, suite, shard in keys:
+        path = layout.mutants(track, dataset, suite, shard)
+        tested = read_parquet(layout.tested(dataset, shard))
         for doc_id, text in zip(
             tested.column("doc_id").to_pylist(), tested.column("text").to_pylist(), strict=True
         ):
             docs[f"{dataset}/{doc_id}"] = text
-        validity = run / "validity" / track / dataset / suite / f"{shard}.parquet"
+        validity = layout.validity(track, dataset, suite, shard)
         for row, verdict in zip(
             read_parquet(path, tables.MUTANTS).to_pylist(),
             read_parquet(validity, tables.VALIDITY).to_pylist(),

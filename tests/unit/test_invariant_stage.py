@@ -148,7 +148,7 @@ def test_a_missing_pipeline_says_how_to_install_it():
 
 def test_a_missing_pipeline_directory_is_named(tmp_path):
     with pytest.raises(ConfigError, match="not found"):
-        load_pipeline(str(tmp_path / "results" / "parser" / "pipeline"))
+        load_pipeline(str(tmp_path / "absent" / "pipeline"))
 
 
 def test_a_pipeline_without_a_parser_is_refused(tmp_path):

@@ -72,3 +72,74 @@ def test_outputs_get_ordinary_permissions(tmp_path):
     io.write_text(tmp_path / "a.txt", "x")
     mode = stat.S_IMODE((tmp_path / "a.txt").stat().st_mode)
     assert mode == 0o666 & ~umask
+
+
+def _predictions(path, n):
+    rows = [
+        {
+            "text_id": f"t{i}",
+            "kind": "mutant",
+            "labels": [i % 3],
+            "scores": None,
+            "confidence": 0.5,
+            "status": "ok",
+        }
+        for i in range(n)
+    ]
+    io.write_parquet(pa.Table.from_pylist(rows, schema=tables.PREDICTIONS), path, row_group_size=8)
+
+
+def test_iter_batches_streams_in_file_order_and_casts(tmp_path):
+    path = tmp_path / "p.parquet"
+    _predictions(path, 50)
+    batches = list(io.iter_batches(path, schema=tables.PREDICTIONS, batch_size=7))
+    assert max(b.num_rows for b in batches) <= 7
+    assert pa.concat_tables(batches)["text_id"].to_pylist() == [f"t{i}" for i in range(50)]
+    assert all(b.schema == tables.PREDICTIONS for b in batches)
+    some = next(io.iter_batches(path, ["text_id"], optional=["kind", "absent"]))
+    assert some.column_names == ["text_id", "kind"]
+
+
+def test_read_matching_keeps_only_wanted_rows(tmp_path):
+    path = tmp_path / "p.parquet"
+    _predictions(path, 50)
+    got = io.read_matching(path, "text_id", ["t40", "t3", "nope"], schema=tables.PREDICTIONS)
+    assert got["text_id"].to_pylist() == ["t3", "t40"]  # file order
+    assert got.schema == tables.PREDICTIONS
+    none = io.read_matching(path, "text_id", [], schema=tables.PREDICTIONS)
+    assert none.num_rows == 0 and none.schema == tables.PREDICTIONS
+
+
+@pytest.mark.parametrize(
+    ("make", "columns", "schema", "message"),
+    [
+        (None, None, None, r"p\.parquet: file not found"),
+        (b"PAR1 garbage", None, None, r"p\.parquet: not a readable Parquet file"),
+        (pa.table({"text_id": ["a"]}), None, tables.PREDICTIONS, r"p\.parquet: missing column"),
+        (pa.table({"doc_id": ["a"]}), ["doc_id", "text"], None, r"missing column\(s\) text$"),
+        (
+            pa.table({"text_id": ["a"], "labels": ["x"]}),
+            ["text_id", "labels"],
+            tables.PREDICTIONS,
+            r"p\.parquet: column 'labels' is string, expected list<item: int32>",
+        ),
+    ],
+)
+def test_iter_batches_errors_are_one_line_and_name_file_and_column(
+    tmp_path, make, columns, schema, message
+):
+    path = tmp_path / "p.parquet"
+    if isinstance(make, bytes):
+        path.write_bytes(make)
+    elif make is not None:
+        io.write_parquet(make, path)
+    with pytest.raises(DataError, match=message) as info:
+        list(io.iter_batches(path, columns, schema=schema))
+    assert "\n" not in str(info.value)
+
+
+def test_a_value_that_cannot_be_cast_names_the_column(tmp_path):
+    path = tmp_path / "docs.parquet"
+    io.write_parquet(pa.table({"doc_id": ["a"], "position": ["x"]}), path)
+    with pytest.raises(DataError, match=r"docs\.parquet: column 'position' is string"):
+        list(io.iter_batches(path, ["position"], schema=tables.TESTED_DOCUMENTS))

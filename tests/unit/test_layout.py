@@ -24,6 +24,8 @@ def test_paths_follow_the_documented_layout():
         "results/demo/outcomes/llama2/alt1/imdb/atomic-race.parquet"
     )
     assert run.rq_output(3, "fig7", "pdf") == "results/demo/rq3/fig7.pdf"
+    assert run.report() == "results/demo/report.html"
+    assert run.report_screenshot("fig4") == "results/demo/report-fig4.png"
     assert (
         run.logs("mutate", "encoder", "imdb", "000")
         == "results/demo/logs/mutate/encoder/imdb/000.log"
@@ -75,17 +77,23 @@ def test_the_snakemake_wildcard_constraint_accepts_exactly_variant_names(repo):
 
 
 def test_no_run_directory_path_is_built_outside_the_layout(repo):
-    """Rules, scripts, the CLI and the RQ modules name run files only through hinter.layout."""
-    folders = "(outcomes|predictions|mutants|validity|examples|data|rq[1-6])"
+    """Rules, scripts, the CLI, the RQ modules, notebooks and tests name run files only through
+    hinter.layout (a test's own scratch folders excepted)."""
+    folders = (
+        "(outcomes|predictions|mutants|validity|examples|data|models|parser|dictionary|rq[1-6])"
+    )
     pattern = rf'(\{{RUN\}}|\bLOGS\b|/ "{folders}" /|/{folders}/\{{)'
+    where = ["workflow", "src", "notebooks", "tests", "Snakefile", ":!tests/unit/test_layout.py"]
     proc = subprocess.run(
-        ["git", "grep", "-n", "-E", pattern, "--", "workflow", "src", "notebooks", "Snakefile"],
+        ["git", "grep", "-n", "-E", pattern, "--", *where],
         cwd=repo, capture_output=True, text=True,
     )  # fmt: skip
-    # The content-addressed caches live under cache_dir, outside any run directory.
+    # The content-addressed caches live under cache_dir, shipped inputs under resources/ and
+    # test fixtures under tests/data/, all outside any run directory.
+    outside = ("cache_dir", "resources", "RESOURCES", "rq1_golden")
     hits = [
         line
         for line in proc.stdout.splitlines()
-        if not line.startswith("src/hinter/layout.py") and "cache_dir" not in line
+        if not line.startswith("src/hinter/layout.py") and not any(w in line for w in outside)
     ]
     assert not hits, "\n".join(hits)

@@ -216,9 +216,11 @@ def test_performance_table(repo, tmp_path):
         (tmp_path / "p.csv")
         .read_text()
         .splitlines()[1]
-        .startswith("bert,bert-base-uncased,ecthr_a,70.0,60.0")
+        .startswith("bert,bert-base-uncased,ecthr_a,70.00,60.00")
     )
     md = (tmp_path / "p.md").read_text()
+    assert md.startswith("# Fine-tuned encoders") and "| tiny | ecthr\\_a | 70.0 / 50.0 |" in md
     assert (
-        "| bert | ecthr_a | 70.0 / 50.0 | (70.0 / 60.0) | 71.2 / 63.6 | 64.3 / 56.0 | -1.2 |" in md
+        "| bert | ecthr\\_a | 70.0 / 50.0 | (70.0 / 60.0) | 71.2 / 63.6 | 64.3 / 56.0 | -1.2 |"
+        in md
     )

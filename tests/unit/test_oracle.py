@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from oracle_cases import MISSING, TEXT, Suite, add_case
+from rq_runs import write_shards
 
 from hinter import io, oracle, tables
 from hinter.errors import DataError
@@ -354,41 +355,11 @@ def test_mutant_of_another_suite_is_rejected():
         suite.outcomes()
 
 
-def _write_shards(tmp_path, suites):
-    paths = {"docs": [], "mutants": [], "validity": [], "predictions": []}
-    for i, suite in enumerate(suites):
-        mutants, validity, predictions, documents = suite.tables()
-        # predictions of the shard hold every suite's texts: add an unrelated row
-        extra = pa.Table.from_pylist(
-            [
-                {
-                    "text_id": "zzz",
-                    "kind": "mutant",
-                    "labels": [5],
-                    "scores": None,
-                    "confidence": 1.0,
-                    "status": "ok",
-                }
-            ],
-            schema=tables.PREDICTIONS,
-        )
-        for name, table, schema in (
-            ("docs", documents, tables.TESTED_DOCUMENTS),
-            ("mutants", mutants, tables.MUTANTS),
-            ("validity", validity, tables.VALIDITY),
-            ("predictions", pa.concat_tables([extra, predictions]), tables.PREDICTIONS),
-        ):
-            path = tmp_path / name / f"{i:03d}.parquet"
-            io.write_parquet(table, path, schema)
-            paths[name].append(path)
-    return paths
-
-
 def test_file_stage_streams_shards_and_is_byte_identical(tmp_path):
     a, b = Suite("inter-race+gender"), Suite("inter-race+gender")
     hidden_mid = add_case(a, "d1", True, [False, False])
     other = add_case(b, "d2", True, [True, False])
-    paths = _write_shards(tmp_path, [a, b])
+    paths = write_shards(tmp_path, [a, b])
     meta = {"task_type": "multi_class", "label_names": ["neg", "pos"], "empty_label_name": None}
     out = tmp_path / "out" / "inter-race+gender.parquet"
     n = oracle.write_suite_outcomes(
@@ -408,39 +379,12 @@ def test_file_stage_writes_nothing_on_bad_input(tmp_path):
     a = Suite("atomic-race")
     a.doc("d1", TEXT)
     a.atomic("d1", "race", "British", "Pakistani", pred=MISSING, role="mutant")
-    paths = _write_shards(tmp_path, [a])
+    paths = write_shards(tmp_path, [a])
     out = tmp_path / "out" / "atomic-race.parquet"
     with pytest.raises(DataError, match="no prediction for valid mutant"):
         oracle.write_suite_outcomes("atomic-race", meta={}, output=out, **paths)
     assert not out.exists()
     assert list(out.parent.iterdir()) == []
-
-
-def test_predictions_missing_a_column_name_the_file(tmp_path):
-    path = tmp_path / "p.parquet"
-    io.write_parquet(pa.table({"text_id": ["a"]}), path)
-    with pytest.raises(DataError, match=r"p\.parquet: missing column"):
-        oracle.read_predictions(path, ["a"])
-
-
-def test_read_predictions_keeps_only_wanted_ids(tmp_path):
-    path = tmp_path / "p.parquet"
-    rows_ = [
-        {
-            "text_id": f"t{i}",
-            "kind": "mutant",
-            "labels": [i % 3],
-            "scores": None,
-            "confidence": 0.5,
-            "status": "ok",
-        }
-        for i in range(50)
-    ]
-    io.write_parquet(
-        pa.Table.from_pylist(rows_, schema=tables.PREDICTIONS), path, tables.PREDICTIONS
-    )
-    got = oracle.read_predictions(path, ["t3", "t40", "nope"], batch_size=7)
-    assert sorted(got["text_id"].to_pylist()) == ["t3", "t40"]
 
 
 def test_label_key_and_correctness_helpers():

@@ -77,4 +77,3 @@ def test_unlimited_request_wins_over_limited(demo):
 def test_shards(paper, demo):
     assert plan.shard_ids(paper, "eurlex")[-1] == "031"
     assert plan.shard_ids(demo, "imdb") == ["000", "001"]
-    assert plan.run_dir(demo) == "results/demo"

@@ -7,79 +7,27 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from oracle_cases import TEXT, Suite, add_case
-from test_oracle import _write_shards
+from oracle_cases import Suite, add_case
+from rq_runs import META, make_run, write_shards
 
-from hinter import io, oracle, rates, rq1
+from hinter import io, oracle, rates
 from hinter.edits import Edit
 from hinter.layout import RunLayout
-
-META = {
-    "dataset": "imdb",
-    "task_type": "multi_class",
-    "label_names": ["neg", "pos"],
-    "display_names": ["Negative", "Positive"],
-    "empty_label_name": None,
-}
-
-
-def make_run(tmp_path):
-    """Two models x two datasets, an atomic and an intersectional suite each, two shards."""
-    outcome_files, example_files = [], []
-    plans = {
-        ("bert", "scotus"): [
-            (True, [False, False]),
-            (True, [True, False]),
-            (False, [False, False]),
-        ],
-        ("bert", "imdb"): [(True, [False, False]), (False, [True, True])],
-        ("llama", "imdb"): [(True, [False, True]), (True, [False, False]), (True, [False, False])],
-    }
-    for (model, dataset), cases in plans.items():
-        base = tmp_path / "in" / model / dataset
-        inter = [Suite("inter-race+gender"), Suite("inter-race+gender")]
-        atomic = [Suite("atomic-race"), Suite("atomic-race")]
-        for i, (m_biased, parents) in enumerate(cases):
-            shard = i % 2
-            doc = f"{dataset}-{i}"
-            add_case(inter[shard], doc, m_biased, parents)
-            atomic[shard].doc(doc, TEXT, pred=(0,))
-            atomic[shard].atomic(
-                doc, "race", "British", "Pakistani", pred=(1,) if i == 0 else (0,), role="mutant"
-            )
-        for name, suites in (("inter-race+gender", inter), ("atomic-race", atomic)):
-            paths = _write_shards(base / name, suites)
-            run = RunLayout(str(tmp_path / "results"))
-            out = Path(run.outcomes(model, dataset, name))
-            oracle.write_suite_outcomes(name, meta=META, output=out, **paths)
-            outcome_files.append(rq1.OutcomeFile(model, dataset, name, out))
-            if name.startswith("inter-"):
-                ex = Path(run.examples(model, dataset, name))
-                rq1.write_hidden_examples(
-                    model=model,
-                    dataset=dataset,
-                    suite=name,
-                    outcomes=out,
-                    mutants=paths["mutants"],
-                    docs=paths["docs"],
-                    meta=META,
-                    output=ex,
-                    k=5,
-                    context=12,
-                )
-                example_files.append(ex)
-    return outcome_files, example_files
+from hinter.rq import examples as rq_examples
+from hinter.rq import outputs, rq1
+from hinter.rq.outcomes import OutcomeFile
 
 
 def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
-    files, examples = make_run(tmp_path)
+    run = make_run(tmp_path)
+    files, examples = run.outcome_files, run.example_files
     out = tmp_path / "rq1"
-    written = rq1.write_rq1(files, examples, out, datasets=["scotus", "imdb"], examples=5)
+    written = rq1.write_tables(files, examples, out, datasets=["scotus", "imdb"], examples=5)
     assert sorted(p.name for p in written) == sorted(
-        f"{n}.{e}" for n in rq1.TABLES for e in ("csv", "md")
+        f"{n}.{e}" for n in rq1.TABLES for e in ("csv", "md", "html")
     )
     first = {p.name: p.read_bytes() for p in written}
-    rq1.write_rq1(files, examples, out, datasets=["scotus", "imdb"], examples=5)
+    rq1.write_tables(files, examples, out, datasets=["scotus", "imdb"], examples=5)
     assert {p.name: p.read_bytes() for p in written} == first
 
     t3 = pd.read_csv(out / "table3.csv")
@@ -145,6 +93,12 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
     race_line = examples_csv[examples_csv["type"] == "Atomic I"].iloc[0]
     assert race_line["attributes"] == "Race" and race_line["mutations"] == "British → Pakistani"
     assert "**Pakistani**" in race_line["text"] and "trans women" not in race_line["text"]
+    # an atomic line bolds only the word it edits, not the other attribute's unedited word
+    assert "**people**" not in race_line["text"] and " people " in race_line["text"]
+    gender_line = examples_csv[examples_csv["type"] == "Atomic II"].iloc[0]
+    assert "**trans women**" in gender_line["text"] and "**British**" not in gender_line["text"]
+    original_line = examples_csv[examples_csv["type"] == "Original"].iloc[0]
+    assert "**people**" in original_line["text"] and "**British**" in original_line["text"]
 
     correct = pd.read_csv(out / "correctness.csv")
     errors_total = correct[
@@ -156,30 +110,36 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
 def test_highlight_windows_and_bold_edits():
     text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu"
     edit = Edit(text.index("delta"), text.index("delta") + 5, "DELTA*")
-    got = rq1.highlight(text, [edit], [(edit.start, edit.end)], context=7)
+    got = rq_examples.highlight(text, [edit], [(edit.start, edit.end)], context=7)
     assert got == "… beta gamma **DELTA\\*** epsilon …"
-    original = rq1.highlight(text, [], [(edit.start, edit.end)], context=7)
+    span = [(edit.start, edit.end)]
+    original = rq_examples.highlight(text, [], span, context=7, bold=span)
     assert original == "… beta gamma **delta** epsilon …"
     far = Edit(text.index("lambda"), text.index("lambda") + 6, "LAMBDA")
-    two = rq1.highlight(text, [far], [(edit.start, edit.end), (far.start, far.end)], context=3)
-    assert two == "… gamma **delta** epsilon … kappa **LAMBDA** mu"
+    marks = [(edit.start, edit.end), (far.start, far.end)]
+    two = rq_examples.highlight(text, [far], marks, context=3)
+    assert two == "… gamma delta epsilon … kappa **LAMBDA** mu"  # only its own edit is bold
+    assert rq_examples.highlight(text, [], marks, context=3, bold=marks) == (
+        "… gamma **delta** epsilon … kappa **lambda** mu"
+    )
 
 
 def test_label_text_names_and_empty_sets():
-    assert rq1.label_text([1], META) == "Positive"
-    assert rq1.label_text([], META) == "no answer"
-    assert rq1.label_text([], {**META, "empty_label_name": "none"}) == "none"
-    assert rq1.label_text(None, META) == "?"
+    assert rq_examples.label_text([1], META) == "Positive"
+    assert rq_examples.label_text([], META) == "no answer"
+    assert rq_examples.label_text([], {**META, "empty_label_name": "none"}) == "none"
+    assert rq_examples.label_text(None, META) == "?"
 
 
 def test_empty_run_writes_every_table(tmp_path):
     suite = Suite("inter-race+gender")
     add_case(suite, "d1", False, [False, False])
-    paths = _write_shards(tmp_path / "in", [suite])
-    out = tmp_path / "outcomes" / "m" / "imdb" / "inter-race+gender.parquet"
+    paths = write_shards(tmp_path / "in", [suite])
+    layout = RunLayout(str(tmp_path / "results"))
+    out = layout.outcomes("m", "imdb", "inter-race+gender")
     oracle.write_suite_outcomes("inter-race+gender", meta=META, output=out, **paths)
-    ex = tmp_path / "examples" / "m" / "imdb" / "inter-race+gender.parquet"
-    n = rq1.write_hidden_examples(
+    ex = layout.examples("m", "imdb", "inter-race+gender")
+    n = rq_examples.write_hidden_examples(
         model="m",
         dataset="imdb",
         suite="inter-race+gender",
@@ -190,16 +150,34 @@ def test_empty_run_writes_every_table(tmp_path):
         output=ex,
     )
     assert n == 0
-    written = rq1.write_rq1(
-        [rq1.OutcomeFile("m", "imdb", "inter-race+gender", out)], [ex], tmp_path / "rq1"
+    rq_dir = Path(layout.rq_dir(1))
+    written = rq1.write_tables(
+        [OutcomeFile("m", "imdb", "inter-race+gender", Path(out))], [ex], rq_dir
     )
-    assert len(written) == 2 * len(rq1.TABLES)
-    assert "No hidden intersectional bias" in (tmp_path / "rq1" / "hidden_examples.md").read_text()
-    assert "| All | 0.00 (–) | 0.00 (–) |" in (tmp_path / "rq1" / "table3.md").read_text()
+    assert len(written) == 3 * len(rq1.TABLES)
+    assert "No hidden intersectional bias" in (rq_dir / "hidden_examples.md").read_text()
+    assert "| All | 0.00 (–) | 0.00 (–) |" in (rq_dir / "table3.md").read_text()
+    figures = rq1.write_figures(rq_dir, rq_dir)  # nothing to divide: figures still drawn
+    assert sorted(p.name for p in figures) == sorted(
+        f"{n}.{e}" for n in rq1.FIGURES for e in ("pdf", "png")
+    )
 
 
-def test_the_rq1_rule_lists_exactly_the_library_tables(repo):
-    text = (repo / "workflow" / "rules" / "rq.smk").read_text()
-    block = text[text.index("RQ1_TABLES = [") : text.index("]", text.index("RQ1_TABLES = ["))]
-    listed = [line.strip().strip('",') for line in block.splitlines()[1:] if line.strip()]
-    assert listed == list(rq1.TABLES)
+def test_every_registered_output_has_a_builder(tmp_path):
+    run = make_run(tmp_path)
+    out = tmp_path / "rq1"
+    tables = rq1.write_tables(run.outcome_files, run.example_files, out)
+    figures = rq1.write_figures(out, out)
+    expected = {f"{o.name}.{ext}" for o in outputs.outputs(1) for ext in o.extensions}
+    assert {p.name for p in tables + figures} == expected
+
+
+def test_the_rq_rules_take_their_outputs_from_the_registry(repo):
+    """No output name is copied into the rule files: they build them from hinter.rq.outputs."""
+    rules = repo / "workflow" / "rules"
+    common, rq = (rules / "common.smk").read_text(), (rules / "rq.smk").read_text()
+    assert "from hinter.rq import outputs as rq_outputs" in common
+    assert "**rq_files(1, rq_outputs.TABLE)" in rq and "**rq_files(1, rq_outputs.FIGURE)" in rq
+    for name in outputs.names(1):
+        for text in (common, rq):
+            assert f'"{name}"' not in text, f"{name} is spelled out in a rule file"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from hinter.layout import RunLayout
+
 pytestmark = pytest.mark.workflow
 
 
@@ -82,7 +84,7 @@ def test_offline_hub_request_ends_with_one_line_and_no_output(tmp_path, run_snak
         "--config",
         "datasets=[imdb]",
         "--",
-        "results/paper/data/imdb/meta.json",
+        RunLayout("results/paper").meta("imdb"),
         workdir=tmp_path,
         timeout=120,
     )
@@ -91,7 +93,7 @@ def test_offline_hub_request_ends_with_one_line_and_no_output(tmp_path, run_snak
         line for line in (proc.stdout + proc.stderr).splitlines() if line.startswith("hinter:")
     ]
     assert messages and "go online" in messages[0] and "config/demo.yaml" in messages[0]
-    data_dir = tmp_path / "results" / "paper" / "data" / "imdb"
+    data_dir = tmp_path / RunLayout("results/paper").data_dir("imdb")
     assert not data_dir.exists() or not any(
         p.suffix in (".parquet", ".json") for p in data_dir.iterdir()
     )

@@ -15,6 +15,7 @@ from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.data import FACTS, check_facts
 from hinter.layout import RunLayout
+from hinter.rq import outputs as rq_outputs
 
 pytestmark = pytest.mark.workflow
 
@@ -26,16 +27,17 @@ def config(repo):
     return validate_config(load_yaml(repo / "config" / "demo.yaml"))
 
 
-def _csv(path: Path) -> list[dict]:
-    with path.open(newline="", encoding="utf-8") as handle:
+def _csv(path: str | Path) -> list[dict]:
+    with Path(path).open(newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
 
 def test_demo_corpora_follow_the_hub_schemas(demo_run):
+    run = RunLayout(str(demo_run))
     for name in DATASETS:
-        meta = io.read_json(demo_run / "data" / name / "meta.json")
+        meta = io.read_json(run.meta(name))
         split_tables = {
-            s: io.read_parquet(demo_run / "data" / name / f"{s}.parquet", tables.DOCUMENTS)
+            s: io.read_parquet(run.documents(name, s), tables.DOCUMENTS)
             for s in ("train", "validation", "test")
         }
         check_facts(FACTS[name], meta["label_names"], split_tables, check_sizes=False, where=name)
@@ -43,25 +45,28 @@ def test_demo_corpora_follow_the_hub_schemas(demo_run):
 
 
 def test_demo_parser_is_accurate(demo_run):
-    metrics = io.read_json(demo_run / "parser" / "metrics.json")
-    assert (demo_run / "parser" / "pipeline" / "meta.json").exists()
+    run = RunLayout(str(demo_run))
+    metrics = io.read_json(run.parser("metrics.json"))
+    assert (Path(run.parser("pipeline")) / "meta.json").exists()
     dev = metrics["dev"]
     assert dev["tag_acc"] >= 0.98 and dev["las"] >= 0.98
 
 
 def test_dictionary_outputs(demo_run):
-    pairs = io.read_parquet(demo_run / "dictionary" / "pairs.parquet", tables.PAIRS)
+    run = RunLayout(str(demo_run))
+    pairs = io.read_parquet(run.dictionary("pairs.parquet"), tables.PAIRS)
     counts = {a: 0 for a in ("race", "gender", "body")}
     for attribute in pairs.column("attribute").to_pylist():
         counts[attribute] += 1
     assert counts == {"race": 3996, "gender": 1102, "body": 784}
-    assert (demo_run / "dictionary" / "sbic_terms.tsv").stat().st_size > 0
-    assert "Per attribute" in (demo_run / "dictionary" / "coverage.md").read_text()
+    assert Path(run.dictionary("sbic_terms.tsv")).stat().st_size > 0
+    assert "Per attribute" in Path(run.dictionary("coverage.md")).read_text()
 
 
 def test_every_suite_of_every_dataset_has_mutants(demo_run, config):
+    run = RunLayout(str(demo_run))
     for name in DATASETS:
-        rows = _csv(demo_run / "mutants" / "encoder" / name / "summary.csv")
+        rows = _csv(run.mutation_summary("encoder", name))
         written = {}
         for row in rows:
             written[row["suite"]] = written.get(row["suite"], 0) + int(row["written"])
@@ -71,49 +76,87 @@ def test_every_suite_of_every_dataset_has_mutants(demo_run, config):
 
 
 def test_validity_summaries_show_discards_by_reason(demo_run):
+    run = RunLayout(str(demo_run))
     reasons = set()
     for name in DATASETS:
-        for row in _csv(demo_run / "validity" / "encoder" / name / "summary.csv"):
+        for row in _csv(run.validity_summary("encoder", name)):
             assert int(row["generated"]) == int(row["valid"]) + int(row["discarded"])
             reasons |= {k for k, v in row.items() if k in ("pos", "dep") and int(v or 0) > 0}
     assert reasons == {"pos", "dep"}
 
 
 def test_predictions_cover_originals_and_every_valid_mutant(demo_run, config):
+    layout = RunLayout(str(demo_run))
     for run in plan.model_runs(config):
         for shard in plan.shard_ids(config, run.dataset):
             predicted = set(
                 pq.read_table(
-                    RunLayout(str(demo_run)).predictions(run.model, run.dataset, shard),
+                    layout.predictions(run.model, run.dataset, shard),
                     columns=["text_id"],
                 )
                 .column("text_id")
                 .to_pylist()
             )
-            docs = pq.read_table(RunLayout(str(demo_run)).tested(run.dataset, shard))
+            docs = pq.read_table(layout.tested(run.dataset, shard))
             assert set(docs.column("doc_id").to_pylist()) <= predicted
             for suite in plan.suites(config, run.dataset, run.track, run.model):
-                path = RunLayout(str(demo_run)).validity(run.track, run.dataset, suite.name, shard)
+                path = layout.validity(run.track, run.dataset, suite.name, shard)
                 validity = pq.read_table(path).to_pylist()
                 valid = {v["mutant_id"] for v in validity if v["valid"]}
                 assert valid <= predicted, (run, suite.name, shard)
 
 
 def test_performance_table_lists_every_demo_model(demo_run, config):
-    rows = _csv(demo_run / "models" / "performance.csv")
+    rows = _csv(RunLayout(str(demo_run)).model_performance("csv"))
     ours = {(r["model"], r["dataset"]) for r in rows}
     for run in plan.model_runs(config):
         assert (run.model, run.dataset) in ours
 
 
 def test_rq1_tables_end_to_end(demo_run):
-    table3 = (demo_run / "rq1" / "table3.md").read_text()
+    run = RunLayout(str(demo_run))
+    table3 = Path(run.rq_output(1, "table3", "md")).read_text()
     for name in DATASETS:
         assert name.replace("_", "\\_") in table3
-    truth = _csv(demo_run / "rq1" / "truth_table.csv")
+    truth = _csv(run.rq_output(1, "truth_table", "csv"))
     assert truth, "empty truth table"
-    examples = (demo_run / "rq1" / "hidden_examples.md").read_text()
+    examples = Path(run.rq_output(1, "hidden_examples", "md")).read_text()
     assert "Intersectional" in examples and "**" in examples
+    for output in rq_outputs.outputs(1):
+        for ext in output.extensions:
+            assert Path(run.rq_output(1, output.name, ext)).stat().st_size > 0, (output, ext)
+
+
+def test_rq1_mutants_are_the_mutation_summarys_written(demo_run, config):
+    """The per-suite table's Mutants column counts what the mutation summary calls written."""
+    run = RunLayout(str(demo_run))
+    written = {}
+    for name in DATASETS:
+        for row in _csv(run.mutation_summary("encoder", name)):
+            written[(name, row["suite"])] = int(row["written"])
+    rows = _csv(run.rq_output(1, "rates_by_suite", "csv"))
+    assert rows
+    for row in rows:
+        assert int(row["mutants"]) == written[(row["dataset"], row["suite"])], row
+
+
+def test_rq1_rerun_after_deleting_its_outputs_is_byte_identical(demo_run, run_snakemake, repo):
+    """Tables (CSV, Markdown, HTML) and figures (PDF, PNG) come back byte for byte."""
+    run = RunLayout(str(demo_run))
+    files = [
+        Path(run.rq_output(1, o.name, ext)) for o in rq_outputs.outputs(1) for ext in o.extensions
+    ]
+    before = {p: p.read_bytes() for p in files}
+    for path in files:
+        path.unlink()
+    proc = run_snakemake(
+        "rq1", "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"),
+        workdir=demo_run.parent.parent, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    assert "rq1_figures" in proc.stdout + proc.stderr
+    for path in files:
+        assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"
 
 
 def test_naive_and_incremental_invariant_agree_on_every_demo_mutant(demo_run, tmp_path):
@@ -123,7 +166,7 @@ def test_naive_and_incremental_invariant_agree_on_every_demo_mutant(demo_run, tm
 
     from hinter.invariant import load_pipeline
 
-    nlp = load_pipeline(demo_run / "parser" / "pipeline")
+    nlp = load_pipeline(RunLayout(str(demo_run)).parser("pipeline"))
     docs, rows, recorded = inv_corpus.run_mutants(demo_run)
     assert len(rows) > 10_000
     result = inv_corpus.compare(nlp, docs, rows, tmp_path / "parses.sqlite", memoise=True)
@@ -139,7 +182,8 @@ def _digests(root: Path) -> dict[str, str]:
         if (
             path.is_file()
             and rel.parts[0] not in skip
-            and path.suffix in (".parquet", ".csv", ".md", ".tsv")
+            and not rel.name.startswith("report")  # the report and its screenshots
+            and path.suffix in (".parquet", ".csv", ".md", ".tsv", ".html", ".pdf", ".png")
         ):
             out[str(rel)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out
@@ -149,7 +193,7 @@ def test_rerun_after_losing_a_file_is_byte_identical(demo_run, run_snakemake, re
     """Delete an upstream file (as if its job had been killed): the rerun regenerates it and
     everything downstream, byte for byte."""
     before = _digests(demo_run)
-    lost = demo_run / "mutants" / "encoder" / "scotus" / "atomic-race" / "000.parquet"
+    lost = Path(RunLayout(str(demo_run)).mutants("encoder", "scotus", "atomic-race", "000"))
     lost.unlink()
     proc = run_snakemake(
         "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"),
@@ -162,14 +206,15 @@ def test_rerun_after_losing_a_file_is_byte_identical(demo_run, run_snakemake, re
 
 
 def test_hinter_test_cli_on_a_demo_model(demo_run, tmp_path):
+    run = RunLayout(str(demo_run))
     out = tmp_path / "cli"
     proc = subprocess.run(
         [
             sys.executable, "-m", "hinter.cli", "test",
-            str(demo_run / "models" / "tiny-bert" / "scotus" / "model"),
-            str(demo_run / "data" / "scotus" / "test.parquet"),
+            run.model_weights("tiny-bert", "scotus"),
+            run.documents("scotus", "test"),
             "--label-column", "labels", "--id-column", "doc_id",
-            "--parser", str(demo_run / "parser" / "pipeline"),
+            "--parser", run.parser("pipeline"),
             "--max-documents", "6", "--max-mutants-per-document", "20",
             "--out", str(out),
         ],
@@ -190,7 +235,7 @@ def test_hinter_test_cli_bad_input_is_one_line(demo_run, tmp_path):
     proc = subprocess.run(
         [
             sys.executable, "-m", "hinter.cli", "test",
-            str(demo_run / "models" / "minilm" / "imdb" / "model"), str(data),
+            RunLayout(str(demo_run)).model_weights("minilm", "imdb"), str(data),
             "--out", str(tmp_path / "out"),
         ],
         capture_output=True, text=True, timeout=300,

@@ -171,3 +171,29 @@ def outcome_inputs(wc):
         ],
         "meta": L.meta(wc.dataset),
     }
+
+
+# -- research-question outputs and the HTML report ---------------------------------------------
+# Output names, kinds and report entries come from hinter.rq.outputs (the registry); captions are
+# the templates workflow/report/rq<N>/<name>.rst, fed by the params of the rule that writes them.
+from hinter.rq import outputs as rq_outputs
+from hinter.rq import captions
+
+
+def rq_files(rq, kind):
+    """{<name>_<ext>: path} of an RQ's tables or figures; the file each shows in the HTML report
+    is registered there with its caption, category and label."""
+    files = {}
+    for out in rq_outputs.outputs(rq, kind):
+        for ext in out.extensions:
+            path = L.rq_output(rq, out.name, ext)
+            if ext == out.shown:
+                path = report(
+                    path,
+                    caption=f"../report/{out.caption}",
+                    category=out.category,
+                    subcategory=out.subcategory,
+                    labels=out.labels,
+                )
+            files[f"{out.name}_{ext}"] = path
+    return files

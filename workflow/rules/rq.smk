@@ -1,32 +1,20 @@
 # Research questions: one target rule per RQ (tables and figures under results/<run>/rq<N>/).
-# Inputs stay partial until the issues that produce each RQ's tables land.
-
-
-# RQ1 tables, each written as <name>.csv and <name>.md (names: hinter.rq1.TABLES).
-RQ1_TABLES = [
-    "table3",
-    "atomic_rates",
-    "rates_by_suite",
-    "distinct_originals",
-    "truth_table",
-    "correctness",
-    "hidden_examples",
-]
-
-
+# Output names, kinds and report entries come from hinter.rq.outputs (the registry); captions are
+# the templates workflow/report/rq<N>/<name>.rst, fed by the params of the rule that writes them.
 rule rq1_tables:
     """RQ1 tables: Table 3, atomic rates, distinct originals, truth table, Fig. 6 data, examples."""
     input:
         outcomes=all_outcomes(),
         examples=all_hidden_examples(),
     output:
-        [L.rq_output(1, name, ext) for name in RQ1_TABLES for ext in ("csv", "md")],
+        **rq_files(1, rq_outputs.TABLE),
     log:
         L.logs("rq", "rq1_tables"),
     conda:
         CORE_ENV
     threads: 1
     params:
+        **captions.params(1, config),
         outcome_keys=outcome_keys(),
         datasets=DATASETS,
         examples=config["oracle"]["examples"],
@@ -34,10 +22,28 @@ rule rq1_tables:
         "../scripts/rq1_tables.py"
 
 
+rule rq1_figures:
+    """RQ1 figures 4–6, drawn from the tables' CSV files."""
+    input:
+        [L.rq_output(1, name, "csv") for name in rq_outputs.figure_sources(1)],
+    output:
+        **rq_files(1, rq_outputs.FIGURE),
+    log:
+        L.logs("rq", "rq1_figures"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(1, config),
+    script:
+        "../scripts/rq1_figures.py"
+
+
 rule rq1:
     """RQ1 effectiveness: intersectional and hidden error rates (Table 3), Figs. 4–6."""
     input:
         rules.rq1_tables.output,
+        rules.rq1_figures.output,
 
 
 rule rq2:

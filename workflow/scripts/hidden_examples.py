@@ -1,11 +1,11 @@
 """Rule `hidden_examples`: render a few hidden-bias examples of one intersectional suite."""
 
-from hinter import rq1
+from hinter.rq import examples
 from hinter.workflow import run
 
 
 def main() -> None:
-    rq1.write_hidden_examples(
+    examples.write_hidden_examples(
         model=snakemake.wildcards.model,
         dataset=snakemake.wildcards.dataset,
         suite=snakemake.wildcards.suite,

@@ -2,16 +2,17 @@
 
 from pathlib import Path
 
-from hinter import rq1
 from hinter.errors import DataError
+from hinter.rq import rq1
+from hinter.rq.outcomes import OutcomeFile
 from hinter.workflow import run
 
 
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
-    written = rq1.write_rq1(
+    written = rq1.write_tables(
         [
-            rq1.OutcomeFile(model, dataset, suite, Path(path))
+            OutcomeFile(model, dataset, suite, Path(path))
             for (model, dataset, suite), path in zip(
                 snakemake.params.outcome_keys, snakemake.input.outcomes, strict=True
             )

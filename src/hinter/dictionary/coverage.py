@@ -188,14 +188,14 @@ def build_report(
     return Report(term_rows, candidate_rows, summary_rows, markdown)
 
 
-def _cell(value: object) -> str:
-    return "" if value is None else str(value).replace("|", "\\|")
-
-
 def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
-    out = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    out += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in rows]
-    return out
+    """A Markdown table through the project's one table writer (cells escaped)."""
+    import pandas as pd
+
+    from hinter.rq.render import markdown_table
+
+    frame = pd.DataFrame([list(r) for r in rows], columns=list(columns), dtype=object)
+    return markdown_table(frame).rstrip("\n").split("\n")
 
 
 def _markdown(terms, candidates, summary, notes, supported, min_support, context) -> str:

@@ -15,9 +15,6 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from hinter import tables
 from hinter.edits import normalise
 from hinter.errors import DataError
@@ -26,7 +23,14 @@ from hinter.invariant.check import CheckStats, IncrementalChecker
 from hinter.invariant.compare import DISABLED, REASONS, Verdict
 from hinter.invariant.parse import SpacyParser, load_pipeline, pipeline_fingerprint
 from hinter.invariant.split import SentenceSplitter
-from hinter.io import ParquetStreamWriter, conform, read_json, read_parquet, write_json, write_text
+from hinter.io import (
+    ParquetStreamWriter,
+    iter_batches,
+    read_json,
+    read_parquet,
+    write_json,
+    write_text,
+)
 
 log = logging.getLogger(__name__)
 
@@ -139,25 +143,16 @@ def _documents(path: str | Path) -> dict[str, str]:
 
 def _chunks(path: str | Path) -> Iterator[list[dict]]:
     """Mutants rows in file order, in chunks that end at a change of document."""
-    schema = pa.schema([tables.MUTANTS.field(c) for c in _MUTANT_COLUMNS])
-    try:
-        reader = pq.ParquetFile(path)
-        batches = reader.iter_batches(batch_size=_CHUNK_ROWS, columns=_MUTANT_COLUMNS)
-        buffer: list[dict] = []
-        for batch in batches:
-            table = conform(pa.Table.from_batches([batch]), schema, where=str(path))
-            buffer.extend(table.to_pylist())
-            if len(buffer) >= _CHUNK_ROWS:
-                cut = len(buffer) - 1
-                while cut > 0 and buffer[cut]["doc_id"] == buffer[cut - 1]["doc_id"]:
-                    cut -= 1
-                if cut > 0:
-                    yield buffer[:cut]
-                    buffer = buffer[cut:]
-    except FileNotFoundError:
-        raise DataError(f"{path}: file not found") from None
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable Parquet file ({exc})") from None
+    buffer: list[dict] = []
+    for table in iter_batches(path, _MUTANT_COLUMNS, schema=tables.MUTANTS, batch_size=_CHUNK_ROWS):
+        buffer.extend(table.to_pylist())
+        if len(buffer) >= _CHUNK_ROWS:
+            cut = len(buffer) - 1
+            while cut > 0 and buffer[cut]["doc_id"] == buffer[cut - 1]["doc_id"]:
+                cut -= 1
+            if cut > 0:
+                yield buffer[:cut]
+                buffer = buffer[cut:]
     if buffer:
         yield buffer
 

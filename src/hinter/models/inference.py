@@ -37,7 +37,7 @@ import pyarrow.parquet as pq
 
 from hinter import edits as edits_mod
 from hinter import io, tables
-from hinter.errors import DataError, first_line
+from hinter.errors import DataError
 from hinter.models import decisions
 from hinter.models.cache import MemoryCache, PredictionCache
 from hinter.models.loading import Classifier, load_classifier
@@ -369,16 +369,7 @@ def iter_mutants(
 
 
 def _parquet_batches(path: str | Path, batch_size: int) -> Iterator[pa.Table]:
-    path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: file not found")
-    try:
-        pf = pq.ParquetFile(path)
-        batches = pf.iter_batches(batch_size=batch_size, columns=_MUTANT_COLUMNS.names)
-        for batch in batches:
-            yield io.conform(pa.Table.from_batches([batch]), _MUTANT_COLUMNS, where=str(path))
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable mutants file ({first_line(exc)})") from None
+    return io.iter_batches(path, schema=_MUTANT_COLUMNS, batch_size=batch_size)
 
 
 def count_rows(paths: Sequence[str | Path]) -> int:

@@ -16,6 +16,7 @@ from typing import Any
 
 from hinter import io
 from hinter.errors import DataError
+from hinter.rq.render import Table, document, markdown_table, write_csv, write_markdown
 
 COLUMNS = (
     "model",
@@ -84,36 +85,19 @@ def performance_rows(
     return rows
 
 
-def _cell(value: Any, digits: int | None = None) -> str:
-    if value is None:
-        return ""
-    if digits is not None and isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
+TITLE = "Fine-tuned encoders: our scores and the published ones"
+CAPTION = (
+    "Test-set micro-F1 / macro-F1 in percent (validation in brackets). LexGLUE: Chalkidis et al. "
+    "(2022); HInter: the authors' own models (`001` Table 5). ECtHR scores include LexGLUE's "
+    '"none" column.'
+)
 
 
-def write_performance(
-    rows: Sequence[Mapping[str, Any]], csv_path: str | Path, md_path: str | Path
-) -> None:
-    """The comparison as CSV (every column) and as a Markdown table (percent, test split)."""
-    buffer = _io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(COLUMNS)
-    for row in rows:
-        writer.writerow([_cell(row.get(c)) for c in COLUMNS])
-    io.write_text(csv_path, buffer.getvalue())
+def performance_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    """The comparison as a results table: every column as data, percent pairs in Markdown."""
+    import pandas as pd
 
-    lines = [
-        "# Fine-tuned encoders: our scores and the published ones",
-        "",
-        "Test-set micro-F1 / macro-F1 in percent (validation in brackets). LexGLUE: Chalkidis",
-        "et al. (2022); HInter: the authors' own models (`001` Table 5). ECtHR scores include",
-        'LexGLUE\'s "none" column.',
-        "",
-        "| model | dataset | ours (test) | ours (validation) | LexGLUE | HInter paper "
-        "| Δ μ-F1 vs LexGLUE |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    data = pd.DataFrame([[row.get(c) for c in COLUMNS] for row in rows], columns=list(COLUMNS))
 
     def pair(row: Mapping[str, Any], prefix: str) -> str:
         micro, macro = row.get(f"{prefix}_micro_f1"), row.get(f"{prefix}_macro_f1")
@@ -121,11 +105,34 @@ def write_performance(
             return "–"
         return f"{micro:.1f} / {macro:.1f}"
 
-    for row in rows:
-        delta = row.get("delta_lexglue_micro_f1")
-        lines.append(
-            f"| {row['model']} | {row['dataset']} | {pair(row, 'test')} "
-            f"| ({pair(row, 'validation')}) | {pair(row, 'lexglue')} | {pair(row, 'hinter')} | "
-            f"{'–' if delta is None else f'{delta:+.1f}'} |"
-        )
-    io.write_text(md_path, "\n".join(lines) + "\n")
+    shown = pd.DataFrame(
+        [
+            {
+                "model": row["model"],
+                "dataset": row["dataset"],
+                "ours (test)": pair(row, "test"),
+                "ours (validation)": f"({pair(row, 'validation')})",
+                "LexGLUE": pair(row, "lexglue"),
+                "HInter paper": pair(row, "hinter"),
+                "Δ μ-F1 vs LexGLUE": (
+                    "–"
+                    if row.get("delta_lexglue_micro_f1") is None
+                    else f"{row['delta_lexglue_micro_f1']:+.1f}"
+                ),
+            }
+            for row in rows
+        ],
+        columns=["model", "dataset", "ours (test)", "ours (validation)", "LexGLUE",
+                 "HInter paper", "Δ μ-F1 vs LexGLUE"],
+    )  # fmt: skip
+    right = list(shown.columns[2:])
+    return Table(data, document(TITLE, CAPTION, markdown_table(shown, right=right)))
+
+
+def write_performance(
+    rows: Sequence[Mapping[str, Any]], csv_path: str | Path, md_path: str | Path
+) -> None:
+    """The comparison as CSV (every column, 2 decimals) and as a Markdown document."""
+    table = performance_table(rows)
+    write_csv(table.data, csv_path, float_digits=2)
+    write_markdown([table.markdown], md_path)

@@ -20,10 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from hinter import io, plan, tables
-from hinter.errors import DataError, first_line
+from hinter.errors import DataError
 from hinter.mutation.generate import Counts, Mutant, Pair, SuiteMutator, load_pairs
 from hinter.mutation.window import TokenizerWindow, WordWindow, window_for
 
@@ -99,22 +98,11 @@ class Document:
 
 def read_documents(path: str | Path, batch_size: int = 64) -> Iterator[list[Document]]:
     """Tested documents in file order, in batches; a bad file or row is a one-line DataError."""
-    path = Path(path)
-    if not path.exists():
-        raise DataError(f"{path}: file not found")
-    try:
-        # no pre-buffering: memory is bounded by one row group, not the whole file
-        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
-    names = parquet.schema_arrow.names
-    missing = [c for c in ("doc_id", "text") if c not in names]
-    if missing:
-        raise DataError(f"{path}: missing column(s) {', '.join(missing)}")
-    columns = ["doc_id", "text"] + (["position"] if "position" in names else [])
     row = 0
     seen: set[str] = set()
-    for batch in parquet.iter_batches(batch_size=batch_size, columns=columns):
+    for batch in io.iter_batches(
+        path, ["doc_id", "text"], optional=["position"], batch_size=batch_size
+    ):
         data = batch.to_pydict()
         positions = data.get("position", [None] * batch.num_rows)
         out = []

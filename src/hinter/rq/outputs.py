@@ -1,0 +1,111 @@
+"""Every output of every research question: file name, kind, report placement (one registry).
+
+``workflow/rules/rq.smk`` builds each RQ rule's outputs and report entries from here, the RQ
+modules write exactly these files (their tests check), the captions are
+``workflow/report/rq<N>/<name>.rst``, and the report test looks for every entry. So adding an
+output to an RQ is: one :class:`Output` line below, one builder in the RQ's module, one caption.
+
+Pure data (no pandas, no matplotlib): the Snakefile imports it at start-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TABLE = "table"
+FIGURE = "figure"
+# Every table is written as data (CSV), as a Markdown document (title, caption, table) and as the
+# same document in HTML (what the report shows); every figure as PDF (print) and PNG (report).
+EXTENSIONS = {TABLE: ("csv", "md", "html"), FIGURE: ("pdf", "png")}
+SHOWN = {TABLE: "html", FIGURE: "png"}
+
+
+@dataclass(frozen=True)
+class Output:
+    """One table or figure of a research question, ``results/<run>/rq<N>/<name>.<ext>``."""
+
+    rq: int
+    name: str  # file stem
+    kind: str  # TABLE or FIGURE
+    label: str  # the report's one-line label
+    subcategory: str  # the report's grouping inside the RQ's category
+    paper: str = ""  # its counterpart in the paper (``002``), e.g. "Table 3", "Fig. 4"
+    sources: tuple[str, ...] = ()  # a figure's tables (drawn from their CSV files)
+
+    def __post_init__(self) -> None:
+        if self.kind not in EXTENSIONS:
+            raise ValueError(f"{self.name}: kind must be {TABLE!r} or {FIGURE!r}")
+        if self.sources and self.kind != FIGURE:
+            raise ValueError(f"{self.name}: only a figure is drawn from tables")
+
+    @property
+    def extensions(self) -> tuple[str, ...]:
+        return EXTENSIONS[self.kind]
+
+    @property
+    def shown(self) -> str:
+        """The extension of the file registered in the HTML report."""
+        return SHOWN[self.kind]
+
+    @property
+    def caption(self) -> str:
+        """The caption template, relative to ``workflow/report/``."""
+        return f"rq{self.rq}/{self.name}.rst"
+
+    @property
+    def category(self) -> str:
+        return f"RQ{self.rq}"
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """Report labels: one column only (Snakemake turns a second two-valued label into a
+        toggle that hides entries)."""
+        paper = f" ({self.paper})" if self.paper else ""
+        return {"output": f"{self.label}{paper}"}
+
+
+# fmt: off
+RQ1 = (
+    Output(1, "table3", TABLE, "Intersectional and hidden error rates", "Error rates", "Table 3"),
+    Output(1, "fig4", FIGURE, "Intersectional error rate per model", "Error rates", "Fig. 4",
+           ("table3", "distinct_originals")),
+    Output(1, "atomic_rates", TABLE, "Atomic error rates", "Error rates", "Fig. 5a"),
+    Output(1, "fig5", FIGURE, "Atomic error rate per model", "Error rates", "Fig. 5",
+           ("atomic_rates", "distinct_originals")),
+    Output(1, "distinct_originals", TABLE, "Distinct bias-inducing originals", "Error rates",
+           "Figs. 4b, 5b"),
+    Output(1, "rates_by_suite", TABLE, "Counts and rates per suite", "Per suite"),
+    Output(1, "truth_table", TABLE, "Truth table of intersectional outcomes", "Truth table"),
+    Output(1, "correctness", TABLE, "Outcome shares of bias-inducing inputs", "Correctness",
+           "Fig. 6 data"),
+    Output(1, "fig6", FIGURE, "Correctness of bias-inducing inputs", "Correctness", "Fig. 6",
+           ("correctness",)),
+    Output(1, "hidden_examples", TABLE, "Hidden-bias examples", "Examples", "Tables 1, 4"),
+)
+# fmt: on
+
+# RQ number -> its outputs, in report order. RQ2-RQ6 add theirs here.
+OUTPUTS: dict[int, tuple[Output, ...]] = {1: RQ1}
+
+
+def outputs(rq: int, kind: str | None = None) -> tuple[Output, ...]:
+    """The outputs of one research question (of one kind), in report order."""
+    if rq not in OUTPUTS:
+        raise ValueError(f"RQ{rq} has no registered outputs")
+    return tuple(o for o in OUTPUTS[rq] if kind is None or o.kind == kind)
+
+
+def names(rq: int, kind: str | None = None) -> tuple[str, ...]:
+    return tuple(o.name for o in outputs(rq, kind))
+
+
+def figure_sources(rq: int) -> tuple[str, ...]:
+    """The tables an RQ's figures are drawn from (sorted, each once)."""
+    return tuple(sorted({t for o in outputs(rq, FIGURE) for t in o.sources}))
+
+
+def get(rq: int, name: str) -> Output:
+    for o in outputs(rq):
+        if o.name == name:
+            return o
+    raise KeyError(f"RQ{rq} has no output {name!r}")

@@ -1,0 +1,527 @@
+"""RQ1 effectiveness (DESIGN §3): paper Table 3, Figs. 4–6 and their data, the truth table and
+hidden-bias examples like Tables 1 and 4, under ``results/<run>/rq1/``.
+
+Tables come from pooled counts (:mod:`hinter.rq.outcomes`, :mod:`hinter.rates`); figures are
+drawn from the tables' CSV files, so every rate is computed once. Output names, kinds and report
+entries are registered in :mod:`hinter.rq.outputs`; each has a builder here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from hinter import rates
+from hinter.oracle import PARENT_DISCARDED, patterns
+from hinter.plots import charts, style
+from hinter.plots.writer import save_figure
+from hinter.rq import outputs
+from hinter.rq.examples import examples_table
+from hinter.rq.ordering import in_order, kinds_in_order
+from hinter.rq.outcomes import Collected, OutcomeFile, collect, concat
+from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
+
+TABLES = outputs.names(1, outputs.TABLE)
+FIGURES = outputs.names(1, outputs.FIGURE)
+ALL = "All"
+TOTAL = "Total"
+NOT_TESTED = "N/A"
+
+# Captions of the Markdown tables (one paragraph each); the report's captions are the
+# workflow/report/rq1/*.rst templates.
+CAPTIONS = {
+    name: prose(text)
+    for name, text in {
+        "table3": f"""
+            Each cell: intersectional error rate I (hidden rate H), in percent. I = bias-inducing
+            valid intersectional mutants / valid intersectional mutants; H = hidden /
+            bias-inducing valid intersectional mutants whose atomic parents are all valid.
+            Totals pool the counts (not the rates). {NOT_TESTED} = not tested; – = nothing to
+            divide.""",
+        "atomic_rates": """
+            Bias-inducing valid atomic mutants / valid atomic mutants, in percent (paper
+            Fig. 5a); totals pool the counts.""",
+        "rates_by_suite": """
+            Mutants = the suite's mutants as tested, after the mutation caps (the mutation
+            summary's written; its generated counts them before the caps); Valid = passed the
+            dependency invariant; Errors = bias-inducing valid mutants (true positives); False
+            positives = bias-inducing discarded mutants. Rates in percent.""",
+        "distinct_originals": """
+            Originals with at least one bias-inducing valid mutant / originals with at least one
+            valid mutant, in percent (bias-inducing/tested), pooled over datasets; Total pools
+            (model, original) pairs. Per-dataset counts are in the CSV.""",
+        "truth_table": """
+            Outcomes of valid intersectional mutants whose atomic parents are all valid, pooled
+            over models and datasets: (mutant, parent 1, parent 2[, parent 3]) with E = error
+            (bias) and B = benign, parents in the order of the suite name (race+gender: race,
+            gender). Hidden bias = E,B,B. Percent of the cells' total; 'parent discarded'
+            counts valid mutants with a discarded parent (outside the table).""",
+        "artifact": """
+            Hidden intersectional bias ({cell}): {hidden} of {base} bias-inducing mutants with
+            valid parents ({rate}%). The original artifact's condition, read by Python as
+            'atomic 1 benign and atomic 2 biased', counts {artifact} ({artifact_rate}%) instead
+            (DESIGN §8); the tables use the correct definition.""",
+        "correctness": """
+            Outcomes against the gold labels of the originals and mutants of every bias error
+            (intersectional) and hidden bias error, in percent of N (one per bias error). right =
+            the predicted label set equals the gold set; no_answer = an empty prediction where
+            the dataset gives the empty set no meaning; unknown = no gold labels.""",
+    }.items()
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Table 3 and the atomic error rates: dataset x model, with pooled totals
+
+
+def rate_grid(counts: pd.DataFrame, models: Sequence[str], datasets: Sequence[str]) -> pd.DataFrame:
+    """Pooled counts and rates per (dataset, model), per dataset over models ("Total"), per
+    model over datasets ("All") and overall; only combinations that were tested."""
+    tested = counts[["model", "dataset"]].drop_duplicates()
+    parts = [
+        rates.pool(counts, ["dataset", "model"]),
+        rates.pool(counts, ["dataset"]).assign(model=TOTAL),
+        rates.pool(counts, ["model"]).assign(dataset=ALL),
+        rates.pool(counts).assign(dataset=ALL, model=TOTAL),
+    ]
+    grid = pd.concat([p for p in parts if len(p)], ignore_index=True)
+    grid = rates.add_rates(grid)
+    tested_keys = set(tested.itertuples(index=False, name=None))
+    keep = [
+        m == TOTAL or d == ALL or (m, d) in tested_keys
+        for m, d in zip(grid["model"], grid["dataset"], strict=True)
+    ]
+    return in_order(grid[keep], {"dataset": [*datasets, ALL], "model": [*models, TOTAL]})
+
+
+def _grid_markdown(
+    grid: pd.DataFrame, models: Sequence[str], datasets: Sequence[str], cell
+) -> pd.DataFrame:
+    by_key = {(r["dataset"], r["model"]): r for _, r in grid.iterrows()}
+    rows = []
+    for d in [*datasets, ALL]:
+        row = {"Dataset": d}
+        for m in [*models, TOTAL]:
+            r = by_key.get((d, m))
+            row[m] = NOT_TESTED if r is None else cell(r)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table3(collected: Collected, order: int = 2) -> Table:
+    """Paper Table 3: intersectional error rate I and hidden rate H, dataset x model."""
+    counts = collected.counts[collected.counts["order"] == order]
+    grid = rate_grid(counts, collected.models, collected.datasets)
+    csv = pd.DataFrame(
+        {
+            "dataset": grid["dataset"],
+            "model": grid["model"],
+            "valid": grid["valid"],
+            "decided": grid["decided"],
+            "errors": grid["errors"],
+            "error_rate_pct": 100 * grid["error_rate"],
+            "hidden_base": grid["hidden_base"],
+            "hidden": grid["hidden"],
+            "hidden_rate_pct": 100 * grid["hidden_rate"],
+        }
+    )
+    md = _grid_markdown(
+        grid,
+        collected.models,
+        collected.datasets,
+        lambda r: f"{percent(r['error_rate'])} ({percent(r['hidden_rate'])})",
+    )
+    return Table(
+        csv,
+        document(
+            f"Table 3 — intersectional (N={order}) and hidden error rates",
+            CAPTIONS["table3"],
+            markdown_table(md, right=[*collected.models, TOTAL]),
+        ),
+    )
+
+
+def atomic_rates(collected: Collected) -> Table:
+    """Atomic error rates (Fig. 5a), dataset x model, with pooled totals."""
+    counts = collected.counts[collected.counts["order"] == 1]
+    grid = rate_grid(counts, collected.models, collected.datasets)
+    csv = pd.DataFrame(
+        {
+            "dataset": grid["dataset"],
+            "model": grid["model"],
+            "valid": grid["valid"],
+            "decided": grid["decided"],
+            "errors": grid["errors"],
+            "error_rate_pct": 100 * grid["error_rate"],
+        }
+    )
+    md = _grid_markdown(
+        grid, collected.models, collected.datasets, lambda r: percent(r["error_rate"])
+    )
+    return Table(
+        csv,
+        document(
+            "Atomic error rates",
+            CAPTIONS["atomic_rates"],
+            markdown_table(md, right=[*collected.models, TOTAL]),
+        ),
+    )
+
+
+def rates_by_suite(collected: Collected) -> Table:
+    """Every count and rate per (model, dataset, suite), including the artifact's hidden count."""
+    c = in_order(
+        rates.add_rates(collected.counts),
+        {"model": collected.models, "dataset": collected.datasets},
+        then=["order", "suite"],
+    )
+    # rates' "generated" counts the suite's mutants as tested, after the mutation caps: the
+    # mutation summary's "written" (its "generated" is before the caps), so "mutants" here.
+    csv = c[["model", "dataset", "suite", "order", *rates.COUNT_COLUMNS]].rename(
+        columns={"generated": "mutants"}
+    )
+    for name in ("error_rate", "hidden_rate", "hidden_rate_artifact", "valid_share"):
+        csv[f"{name}_pct"] = 100 * c[name]
+    md = pd.DataFrame(
+        {
+            "Model": c["model"],
+            "Dataset": c["dataset"],
+            "Suite": c["suite"],
+            "Mutants": c["generated"].astype(str),
+            "Valid": c["valid"].astype(str),
+            "Errors": c["errors"].astype(str),
+            "Error rate": c["error_rate"].map(percent),
+            "Hidden": c["hidden"].astype(str),
+            "Hidden rate": c["hidden_rate"].map(percent),
+            "False positives": c["false_positives"].astype(str),
+        }
+    )
+    return Table(
+        csv,
+        document(
+            "Counts and rates per suite",
+            CAPTIONS["rates_by_suite"],
+            markdown_table(md, right=list(md.columns[3:])),
+        ),
+    )
+
+
+def distinct_originals(collected: Collected) -> Table:
+    """Share of originals with >= 1 bias-inducing valid mutant (Figs. 4b, 5b), per model and
+    dataset, pooled over datasets ("All") and over models ("Total" counts (model, original))."""
+    per_run = collected.originals
+
+    def pooled(by: list[str]) -> pd.DataFrame:
+        if per_run.empty:
+            return per_run
+        out = per_run.groupby(by, sort=True)[["originals", "bias_inducing"]].sum().reset_index()
+        out["share"] = (out["bias_inducing"] / out["originals"].astype(float)).where(
+            out["originals"] > 0
+        )
+        return out
+
+    table = concat(
+        [
+            per_run,
+            pooled(["model", "kind"]).assign(dataset=ALL),
+            pooled(["kind"]).assign(model=TOTAL, dataset=ALL),
+        ],
+        ["model", "dataset", "kind", "originals", "bias_inducing", "share"],
+    )
+    table = in_order(
+        table,
+        {"model": [*collected.models, TOTAL], "dataset": [*collected.datasets, ALL]},
+        then=["kind"],
+    )
+    csv = table[["model", "dataset", "kind", "originals", "bias_inducing"]].assign(
+        share_pct=100 * table["share"]
+    )
+    kinds = kinds_in_order(table["kind"])
+    over_datasets = table[table["dataset"] == ALL]
+    rows = []
+    for m in [*collected.models, TOTAL]:
+        row = {"Model": m}
+        for k in kinds:
+            hit = over_datasets[(over_datasets["model"] == m) & (over_datasets["kind"] == k)]
+            row[k] = "–" if hit.empty else _share_cell(hit.iloc[0])
+        rows.append(row)
+    return Table(
+        csv,
+        document(
+            "Distinct bias-inducing originals",
+            CAPTIONS["distinct_originals"],
+            markdown_table(pd.DataFrame(rows), right=kinds),
+        ),
+    )
+
+
+def _share_cell(row: pd.Series) -> str:
+    return f"{percent(row['share'])} ({row['bias_inducing']}/{row['originals']})"
+
+
+def truth_table(collected: Collected) -> Table:
+    """Truth-table cells pooled over models and datasets, per suite and per order, with the
+    original artifact's hidden count beside the correct one (DESIGN §8)."""
+    truth = collected.truth
+    per_suite = (
+        truth.groupby(["order", "suite", "pattern"], sort=False)["count"].sum().reset_index()
+    )
+    per_order = truth.groupby(["order", "pattern"], sort=False)["count"].sum().reset_index()
+    per_order["suite"] = TOTAL
+    long = pd.concat([per_suite, per_order], ignore_index=True)
+    records = []
+    sections = ["# Truth table", "", CAPTIONS["truth_table"], ""]
+    counts = collected.counts
+    for order in sorted(long["order"].unique()):
+        part = long[long["order"] == order]
+        suites = [s for s in dict.fromkeys(part["suite"]) if s != TOTAL] + [TOTAL]
+        cells = [*patterns(int(order)), PARENT_DISCARDED]
+        found = {(r.suite, r.pattern): int(r.count) for r in part.itertuples()}
+        totals = {s: sum(found.get((s, c), 0) for c in patterns(int(order))) for s in suites}
+
+        def share(suite: str, cell: str, found=found, totals=totals) -> float:
+            n = found.get((suite, cell), 0)
+            return n / totals[suite] if totals[suite] and cell != PARENT_DISCARDED else float("nan")
+
+        for s in suites:
+            for cell in cells:
+                records.append(
+                    {
+                        "order": int(order),
+                        "suite": s,
+                        "pattern": cell,
+                        "count": found.get((s, cell), 0),
+                        "share_pct": 100 * share(s, cell),
+                    }
+                )
+        md_rows = [
+            {
+                "Cell": cell,
+                **{
+                    s: str(found.get((s, cell), 0))
+                    + ("" if cell == PARENT_DISCARDED else f" ({percent(share(s, cell))})")
+                    for s in suites
+                },
+            }
+            for cell in cells
+        ]
+        sections += [f"## N = {order}", "", markdown_table(pd.DataFrame(md_rows), right=suites)]
+        c = rates.add_rates(rates.pool(counts[counts["order"] == order]))
+        if len(c):
+            r = c.iloc[0]
+            sections.append(
+                CAPTIONS["artifact"].format(
+                    cell=",".join(["E"] + ["B"] * int(order)),
+                    hidden=int(r["hidden"]),
+                    base=int(r["hidden_base"]),
+                    rate=percent(r["hidden_rate"]),
+                    artifact=int(r["hidden_artifact"]),
+                    artifact_rate=percent(r["hidden_rate_artifact"]),
+                )
+                + "\n"
+            )
+    if len(long) == 0:
+        sections.append("No intersectional outcomes.\n")
+    csv = pd.DataFrame(records, columns=["order", "suite", "pattern", "count", "share_pct"])
+    return Table(csv, "\n".join(sections))
+
+
+def correctness(collected: Collected) -> Table:
+    """Right / wrong / no-answer outcomes of bias-inducing originals vs mutants (Fig. 6), for
+    intersectional and hidden bias errors, per model and pooled."""
+    c = collected.correctness
+    per_model = (
+        c.groupby(["population", "model", "input", "outcome"], sort=False)["count"]
+        .sum()
+        .reset_index()
+    )
+    pooled = c.groupby(["population", "input", "outcome"], sort=False)["count"].sum().reset_index()
+    pooled["model"] = TOTAL
+    long = pd.concat([per_model, pooled], ignore_index=True)
+    long["n"] = long.groupby(["population", "model", "input"])["count"].transform("sum")
+    long["share_pct"] = (100 * long["count"] / long["n"].astype(float)).where(long["n"] > 0)
+    long = in_order(
+        long,
+        {
+            "population": ["errors", "hidden"],
+            "model": [*collected.models, TOTAL],
+            "input": ["original", "mutant"],
+            "outcome": rates.CORRECTNESS_OUTCOMES,
+        },
+    )
+    csv = long[["population", "model", "input", "outcome", "count", "share_pct"]].copy()
+    csv["population"] = csv["population"].map({"errors": "intersectional", "hidden": "hidden"})
+    md_rows = []
+    for (pop, model, inp), part in csv.groupby(["population", "model", "input"], sort=False):
+        shares = dict(zip(part["outcome"], part["share_pct"], strict=True))
+        row = {"Bias": pop, "Model": model, "Input": inp, "N": str(int(part["count"].sum()))}
+        for o in rates.CORRECTNESS_OUTCOMES:
+            v = shares.get(o)
+            row[o] = percent(None if v is None else v / 100)
+        md_rows.append(row)
+    return Table(
+        csv,
+        document(
+            "Correctness of bias-inducing inputs",
+            CAPTIONS["correctness"],
+            markdown_table(pd.DataFrame(md_rows), right=["N", *rates.CORRECTNESS_OUTCOMES])
+            if md_rows
+            else "No bias errors.\n",
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing the tables
+
+
+def build_tables(
+    collected: Collected, example_files: Sequence[str | Path], examples: int = 5, order: int = 2
+) -> dict[str, Table]:
+    """Every RQ1 table (``TABLES``) by name."""
+    builders: dict[str, Callable[[], Table]] = {
+        "table3": lambda: table3(collected, order),
+        "atomic_rates": lambda: atomic_rates(collected),
+        "rates_by_suite": lambda: rates_by_suite(collected),
+        "distinct_originals": lambda: distinct_originals(collected),
+        "truth_table": lambda: truth_table(collected),
+        "correctness": lambda: correctness(collected),
+        "hidden_examples": lambda: examples_table(
+            example_files, collected.models, collected.datasets, examples, order
+        ),
+    }
+    return {name: builders[name]() for name in TABLES}
+
+
+def write_tables(
+    outcome_files: Sequence[OutcomeFile],
+    example_files: Sequence[str | Path],
+    out_dir: str | Path,
+    *,
+    datasets: Sequence[str] | None = None,
+    examples: int = 5,
+    order: int = 2,
+) -> list[Path]:
+    """Write every RQ1 table to ``out_dir`` (``<name>.csv``, ``.md``, ``.html``); the paths."""
+    collected = collect(outcome_files, intersectional_order=order)
+    if datasets is not None:
+        collected.datasets = [d for d in datasets if d in collected.datasets]
+    written: list[Path] = []
+    for name, table in build_tables(collected, example_files, examples, order).items():
+        written += write_table(table, Path(out_dir) / name, outputs.get(1, name).extensions)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures 4-6, drawn from the tables' CSV files
+
+
+def _per_model(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows pooled over datasets, one per model and the "Total" row, in the table's order."""
+    return frame[frame["dataset"] == ALL]
+
+
+def _model_bars(
+    title: str, frame: pd.DataFrame, column: str, color: str, ylabel: str, notes=None
+) -> charts.Bars:
+    models = list(frame["model"])
+    return charts.Bars(
+        title=title,
+        labels=[style.name("models", m) for m in models],
+        values=[float(v) for v in frame[column]],
+        colors=[style.total_color() if m == TOTAL else color for m in models],
+        ylabel=ylabel,
+        notes=notes or (),
+    )
+
+
+def rate_figure(rates_table: pd.DataFrame, originals_table: pd.DataFrame, kind: str) -> Figure:
+    """Figs. 4 and 5: (a) the error rate of ``kind`` mutants per model (pooled over datasets),
+    (b) the share of originals with at least one bias-inducing mutant of that kind."""
+    color = style.color("kinds", kind)
+    shares = _per_model(originals_table)
+    shares = shares[shares["kind"] == kind]
+    notes = [f"{int(b)}/{int(n)}" for b, n in zip(shares["bias_inducing"], shares["originals"],
+                                                    strict=True)]  # fmt: skip
+    name = style.name("kinds", kind)
+    with style.context():
+        return charts.bar_panels(
+            [
+                _model_bars(
+                    f"(a) {name} error rate", _per_model(rates_table),
+                    "error_rate_pct", color, "Bias-inducing valid mutants (%)",
+                ),
+                _model_bars(
+                    "(b) Distinct bias-inducing originals", shares,
+                    "share_pct", color, "Originals with ≥ 1 bias (%)", notes,
+                ),
+            ]
+        )  # fmt: skip
+
+
+def correctness_figure(table: pd.DataFrame) -> Figure:
+    """Fig. 6: right / wrong / no-answer (/ no gold label) shares of bias-inducing originals and
+    their mutants, pooled over models, for (a) intersectional and (b) hidden bias errors."""
+    pooled = table[table["model"] == TOTAL]
+    shown = [
+        o
+        for o in rates.CORRECTNESS_OUTCOMES
+        if o != "unknown" or pooled.loc[pooled["outcome"] == o, "count"].sum() > 0
+    ]
+    panels = []
+    for letter, population, title in (
+        ("a", "intersectional", "Intersectional bias-inducing inputs"),
+        ("b", "hidden", "Hidden bias-inducing inputs"),
+    ):
+        part = pooled[pooled["population"] == population]
+        inputs = ["original", "mutant"]
+        share = {
+            o: [
+                float(part.loc[(part["input"] == i) & (part["outcome"] == o), "share_pct"].sum())
+                for i in inputs
+            ]
+            for o in shown
+        }
+        totals = [int(part.loc[part["input"] == i, "count"].sum()) for i in inputs]
+        panels.append(
+            charts.Shares(
+                title=f"({letter}) {title}",
+                rows=[style.name("inputs", i) for i in inputs],
+                shares=share,
+                totals=totals,
+                colors={o: style.color("outcomes", o) for o in shown},
+                names={o: style.name("outcomes", o) for o in shown},
+            )
+        )
+    with style.context():
+        return charts.shares_panels(panels)
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
+    """Every RQ1 figure (``FIGURES``) by name, from the tables' data (CSV frames by name)."""
+    builders: dict[str, Callable[[], Figure]] = {
+        "fig4": lambda: rate_figure(
+            tables["table3"], tables["distinct_originals"], "intersectional"
+        ),
+        "fig5": lambda: rate_figure(tables["atomic_rates"], tables["distinct_originals"], "atomic"),
+        "fig6": lambda: correctness_figure(tables["correctness"]),
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """The CSV files of RQ1 tables, by name (empty cells are NaN)."""
+    return {n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False,
+                           na_values=[""]) for n in names}  # fmt: skip
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Draw Figs. 4–6 from the RQ1 tables in ``tables_dir``; write PDF and PNG to ``out_dir``."""
+    written: list[Path] = []
+    tables = read_tables(tables_dir, outputs.figure_sources(1))
+    for name, fig in build_figures(tables).items():
+        written += save_figure(fig, Path(out_dir) / name, outputs.get(1, name).extensions)
+    return written

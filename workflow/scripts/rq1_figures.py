@@ -1,0 +1,21 @@
+"""Rule `rq1_figures`: Figs. 4–6, drawn from the RQ1 tables' CSV files."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import rq1
+from hinter.workflow import run
+
+
+def main() -> None:
+    tables_dir = Path(snakemake.input[0]).parent
+    out_dir = Path(snakemake.output[0]).parent
+    written = rq1.write_figures(tables_dir, out_dir)
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(
+            f"{out_dir}: RQ1 drew {sorted(map(str, written))}, the rule expects {sorted(expected)}"
+        )
+
+
+run(snakemake, main)
