@@ -38,6 +38,17 @@ FLAG_COLUMNS = ("originals", "bias_inducing")
 COLUMNS = (*rates.COUNT_COLUMNS, *FLAG_COLUMNS)
 # Every rate with an interval: rates.add_rates' four and rates.distinct_originals' share.
 RATES = ("error_rate", "hidden_rate", "hidden_rate_artifact", "valid_share", "distinct_share")
+# The counts those rates read (only these are resampled).
+RATE_INPUTS = (
+    "generated",
+    "valid",
+    "decided",
+    "errors",
+    "hidden_base",
+    "hidden",
+    "hidden_artifact",
+    *FLAG_COLUMNS,
+)
 _DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memory: ~100 MB)
 
 
@@ -61,12 +72,12 @@ def document_counts(
 
 
 def rate_table(totals: pd.DataFrame) -> pd.DataFrame:
-    """Every rate of :data:`RATES` from totals of :data:`COLUMNS` (one row per row given)."""
+    """Every rate of :data:`RATES` from totals of :data:`RATE_INPUTS` (one row per row given)."""
     with_rates = rates.add_document_rates(rates.add_rates(totals))
     return with_rates.rename(columns={"share": "distinct_share"})[list(RATES)]
 
 
-def _rng(seed: int, key: tuple) -> np.random.Generator:
+def group_rng(seed: int, key: tuple) -> np.random.Generator:
     """A generator for one group: seeded by ``seed`` and a stable hash of the group's key."""
     digest = hashlib.blake2b(repr(key).encode("utf-8"), digest_size=16).digest()
     words = np.frombuffer(digest, dtype=np.uint32).tolist()
@@ -94,11 +105,12 @@ def resample_totals(values: np.ndarray, resamples: int, rng: np.random.Generator
 
 
 def _clusters(frame: pd.DataFrame, cluster: Sequence[str]) -> pd.DataFrame:
-    """Rows summed per cluster (sorted by cluster key: the draw order is data-independent)."""
-    missing = [c for c in (*cluster, *COLUMNS) if c not in frame.columns]
+    """:data:`RATE_INPUTS` summed per cluster, in cluster-key order (so a group's draws do not
+    depend on the order of its rows)."""
+    missing = [c for c in (*cluster, *RATE_INPUTS) if c not in frame.columns]
     if missing:
         raise KeyError(f"column(s) {', '.join(missing)} not in the document counts")
-    return frame.groupby(list(cluster), sort=True)[list(COLUMNS)].sum()
+    return frame.groupby(list(cluster), sort=True)[list(RATE_INPUTS)].sum()
 
 
 def _interval(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +154,8 @@ def bootstrap_rates(
     ``("dataset", "doc_id")`` when pooling datasets; rows of several models on the same
     document stay together, as they are not independent either). Returns one row per
     (group, rate): ``by...``, ``rate``, ``estimate`` (the pooled rate), ``low``, ``high``,
-    ``documents`` (resampled units) and ``resamples``.
+    ``documents`` (resampled units) and ``resamples``. ``doc_counts`` needs
+    :data:`RATE_INPUTS` only.
     """
     _check(resamples, confidence)
     records = []
@@ -150,8 +163,8 @@ def bootstrap_rates(
         key = key if isinstance(key, tuple) else (key,)
         clusters = _clusters(part, cluster)
         point = rate_table(pd.DataFrame([clusters.sum()])).iloc[0]
-        totals = resample_totals(clusters.to_numpy(), resamples, _rng(seed, key))
-        samples = rate_table(pd.DataFrame(totals, columns=list(COLUMNS))).to_numpy(np.float64)
+        totals = resample_totals(clusters.to_numpy(), resamples, group_rng(seed, key))
+        samples = rate_table(pd.DataFrame(totals, columns=list(RATE_INPUTS))).to_numpy(np.float64)
         low, high = _interval(samples, confidence)
         for j, name in enumerate(RATES):
             records.append(
@@ -189,14 +202,14 @@ def compare_rates(
         ca, cb = _clusters(part_a, cluster), _clusters(part_b, cluster)
         shared = ca.index.intersection(cb.index)
         only_a, only_b = ca.index.difference(shared), cb.index.difference(shared)
-        rng = _rng(seed, ("compare", *key))
-        k = len(COLUMNS)
+        rng = group_rng(seed, ("compare", *key))
+        k = len(RATE_INPUTS)
         paired = np.hstack([ca.loc[shared].to_numpy(), cb.loc[shared].to_numpy()])
         both = resample_totals(paired.reshape(len(shared), 2 * k), resamples, rng)
         total_a = both[:, :k] + resample_totals(ca.loc[only_a].to_numpy(), resamples, rng)
         total_b = both[:, k:] + resample_totals(cb.loc[only_b].to_numpy(), resamples, rng)
-        rate_a = rate_table(pd.DataFrame(total_a, columns=list(COLUMNS))).to_numpy(np.float64)
-        rate_b = rate_table(pd.DataFrame(total_b, columns=list(COLUMNS))).to_numpy(np.float64)
+        rate_a = rate_table(pd.DataFrame(total_a, columns=list(RATE_INPUTS))).to_numpy(np.float64)
+        rate_b = rate_table(pd.DataFrame(total_b, columns=list(RATE_INPUTS))).to_numpy(np.float64)
         diff = rate_a - rate_b
         point_a = rate_table(pd.DataFrame([ca.sum()])).iloc[0]
         point_b = rate_table(pd.DataFrame([cb.sum()])).iloc[0]

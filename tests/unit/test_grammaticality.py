@@ -347,3 +347,32 @@ def test_stage_names_a_mutant_missing_from_its_shards(tmp_path, harper):
             output=tmp_path / "s.parquet", summary=tmp_path / "s.json",
         )  # fmt: skip
     assert not (tmp_path / "s.parquet").exists()
+
+
+# -- the config section -----------------------------------------------------------------------
+
+
+def test_grammar_runs_follow_the_config(repo):
+    from hinter import plan
+    from hinter.config import load_yaml, validate_config
+    from hinter.grammaticality.runs import checker_settings, grammar_runs, sample_options
+
+    paper = validate_config(load_yaml(repo / "config" / "config.yaml"))
+    runs = grammar_runs(paper)
+    assert {r.dataset for r in runs} == {"ecthr_a", "scotus", "eurlex", "ledgar"}
+    assert len(runs) == 16  # 4 encoders x 4 legal datasets (LLM runs join once they predict)
+    assert checker_settings(paper) == ("harper", {"dialect": "american"})
+    assert sample_options(paper) == SampleOptions(2800, 2800, 0.25, 2, 20000, 42)
+    demo = validate_config(load_yaml(repo / "config" / "demo.yaml"))
+    assert {(r.model, r.dataset) for r in grammar_runs(demo)} == {
+        (r.model, r.dataset) for r in plan.model_runs(demo)
+    }
+    only = dict(paper, grammar={**paper["grammar"], "models": ["bert"], "datasets": ["scotus"]})
+    assert [(r.model, r.dataset) for r in grammar_runs(only)] == [("bert", "scotus")]
+    for key, value, message in (
+        ("datasets", ["sst2"], "'grammar.datasets': unknown dataset 'sst2'"),
+        ("models", ["gpt5"], "'grammar.models': unknown model 'gpt5'"),
+    ):
+        bad = dict(paper, grammar={**paper["grammar"], key: value})
+        with pytest.raises(ConfigError, match=message):
+            grammar_runs(bad)

@@ -25,6 +25,12 @@ def test_paths_follow_the_documented_layout():
     )
     assert run.rq_output(3, "fig7", "pdf") == "results/demo/rq3/fig7.pdf"
     assert (
+        run.grammar_scores("bert", "scotus") == "results/demo/grammar/bert/default/scotus.parquet"
+    )
+    assert run.grammar_summary("llama2", "imdb", "alt1") == (
+        "results/demo/grammar/llama2/alt1/imdb.json"
+    )
+    assert (
         run.logs("mutate", "encoder", "imdb", "000")
         == "results/demo/logs/mutate/encoder/imdb/000.log"
     )
@@ -76,7 +82,7 @@ def test_the_snakemake_wildcard_constraint_accepts_exactly_variant_names(repo):
 
 def test_no_run_directory_path_is_built_outside_the_layout(repo):
     """Rules, scripts, the CLI and the RQ modules name run files only through hinter.layout."""
-    folders = "(outcomes|predictions|mutants|validity|examples|data|rq[1-6])"
+    folders = "(outcomes|predictions|mutants|validity|examples|grammar|data|rq[1-6])"
     pattern = rf'(\{{RUN\}}|\bLOGS\b|/ "{folders}" /|/{folders}/\{{)'
     proc = subprocess.run(
         ["git", "grep", "-n", "-E", pattern, "--", "workflow", "src", "notebooks", "Snakefile"],
