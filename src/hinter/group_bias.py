@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from fairlearn.metrics import MetricFrame
 
-from hinter import rates
+from hinter import rates, statistics
 from hinter.errors import DataError
 
 SIDES = ("target", "source")
@@ -267,3 +267,35 @@ def group_summary(
         )
         .reset_index(drop=True)
     )
+
+
+def group_intervals(
+    outcomes: pd.DataFrame,
+    pairs: pd.DataFrame,
+    by: Sequence[str] = (),
+    side: str = "target",
+    threshold: float | None = None,
+    cluster: Sequence[str] = ("doc_id",),
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Bootstrap intervals (over original documents) of every group's error rate.
+
+    One row per (``by``, attribute combination, group): ``by...``, ``attributes`` (``race``,
+    ``race+gender``), ``group`` (as in :func:`group_rates`), ``estimate``, ``low``, ``high``,
+    ``documents``, ``resamples`` (:func:`hinter.statistics.bootstrap_rates`).
+    """
+    frame = outcomes.reset_index(drop=True)
+    classes = mutant_classes(frame, pairs, side)
+    attributes = frame["attributes"].map(lambda a: "+".join(a))
+    group = [
+        GROUP_SEPARATOR.join(row[a] for a in attrs.split("+"))
+        for attrs, row in zip(attributes, classes.to_dict("records"), strict=True)
+    ]
+    keys = [*by, "attributes", "group"]
+    frame = frame.drop(columns=["attributes"]).assign(attributes=attributes, group=group)
+    docs = statistics.document_counts(frame, by=keys, threshold=threshold)
+    table = statistics.bootstrap_rates(docs, keys, cluster, resamples, seed, confidence)
+    table = table[table["rate"] == "error_rate"].drop(columns=["rate"])
+    return table.dropna(subset=["estimate"]).reset_index(drop=True)

@@ -9,7 +9,8 @@ bias-inducing originals) — the rates are never re-implemented here.
 
 - :func:`document_counts`: per-document counts (``rates.counts`` by document, plus the
   document flags of ``rates.document_flags``) — the input of everything else;
-- :func:`bootstrap_rates`: a percentile interval for every rate of every group;
+- :func:`bootstrap_rates`: a percentile interval for every rate of every group
+  (:func:`bootstrap` for any statistic of column totals, e.g. a pooled grammar score);
 - :func:`compare_rates`: the difference of a rate between two suites or models, with a
   percentile interval and a two-sided bootstrap p-value. Documents the two sides share are
   resampled *together* (a paired bootstrap: the same draw for both), the others on each side
@@ -26,7 +27,7 @@ interval does not depend on which other groups are present.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -104,13 +105,15 @@ def resample_totals(values: np.ndarray, resamples: int, rng: np.random.Generator
     return out
 
 
-def _clusters(frame: pd.DataFrame, cluster: Sequence[str]) -> pd.DataFrame:
-    """:data:`RATE_INPUTS` summed per cluster, in cluster-key order (so a group's draws do not
-    depend on the order of its rows)."""
-    missing = [c for c in (*cluster, *RATE_INPUTS) if c not in frame.columns]
+def _clusters(
+    frame: pd.DataFrame, cluster: Sequence[str], inputs: Sequence[str] = RATE_INPUTS
+) -> pd.DataFrame:
+    """``inputs`` summed per cluster, in cluster-key order (so a group's draws do not depend
+    on the order of its rows)."""
+    missing = [c for c in (*cluster, *inputs) if c not in frame.columns]
     if missing:
         raise KeyError(f"column(s) {', '.join(missing)} not in the document counts")
-    return frame.groupby(list(cluster), sort=True)[list(RATE_INPUTS)].sum()
+    return frame.groupby(list(cluster), sort=True)[list(inputs)].sum()
 
 
 def _interval(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -139,6 +142,40 @@ def _groups(frame: pd.DataFrame, by: Sequence[str]):
     yield from frame.groupby(list(by), sort=True, dropna=False)
 
 
+def bootstrap(
+    frame: pd.DataFrame,
+    inputs: Sequence[str],
+    statistic: Callable[[pd.DataFrame], pd.DataFrame],
+    by: Sequence[str] = (),
+    cluster: Sequence[str] = ("doc_id",),
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Percentile intervals of statistics of column totals, resampling clusters per group.
+
+    ``statistic`` maps a frame of totals of ``inputs`` (one row per resample) to a frame of
+    statistics (same rows, one column each). Rows with the same ``by`` and ``cluster`` key
+    are one resampling unit. Returns one row per (group, statistic): ``by...``, ``rate``
+    (the statistic's name), ``estimate`` (on the totals of the data), ``low``, ``high``,
+    ``documents`` (resampled units) and ``resamples``.
+    """
+    _check(resamples, confidence)
+    records = []
+    for key, part in _groups(frame, by):
+        key = key if isinstance(key, tuple) else (key,)
+        clusters = _clusters(part, cluster, inputs)
+        point = statistic(pd.DataFrame([clusters.sum()]))
+        totals = resample_totals(clusters.to_numpy(), resamples, group_rng(seed, key))
+        samples = statistic(pd.DataFrame(totals, columns=list(inputs)))
+        low, high = _interval(samples.to_numpy(np.float64), confidence)
+        for j, name in enumerate(samples.columns):
+            estimate = float(point[name].iloc[0])
+            records.append((*key, name, estimate, low[j], high[j], len(clusters), resamples))
+    columns = [*by, "rate", "estimate", "low", "high", "documents", "resamples"]
+    return pd.DataFrame(records, columns=columns)
+
+
 def bootstrap_rates(
     doc_counts: pd.DataFrame,
     by: Sequence[str] = (),
@@ -149,29 +186,14 @@ def bootstrap_rates(
 ) -> pd.DataFrame:
     """A percentile bootstrap interval for every rate of :data:`RATES`, per group of ``by``.
 
-    ``doc_counts`` holds :data:`COLUMNS` per row (see :func:`document_counts`); rows with the
-    same ``by`` and ``cluster`` key are one resampling unit (an original document: use
+    ``doc_counts`` holds :data:`RATE_INPUTS` per row (see :func:`document_counts`); rows with
+    the same ``by`` and ``cluster`` key are one resampling unit (an original document: use
     ``("dataset", "doc_id")`` when pooling datasets; rows of several models on the same
     document stay together, as they are not independent either). Returns one row per
     (group, rate): ``by...``, ``rate``, ``estimate`` (the pooled rate), ``low``, ``high``,
-    ``documents`` (resampled units) and ``resamples``. ``doc_counts`` needs
-    :data:`RATE_INPUTS` only.
+    ``documents`` (resampled units) and ``resamples``.
     """
-    _check(resamples, confidence)
-    records = []
-    for key, part in _groups(doc_counts, by):
-        key = key if isinstance(key, tuple) else (key,)
-        clusters = _clusters(part, cluster)
-        point = rate_table(pd.DataFrame([clusters.sum()])).iloc[0]
-        totals = resample_totals(clusters.to_numpy(), resamples, group_rng(seed, key))
-        samples = rate_table(pd.DataFrame(totals, columns=list(RATE_INPUTS))).to_numpy(np.float64)
-        low, high = _interval(samples, confidence)
-        for j, name in enumerate(RATES):
-            records.append(
-                (*key, name, float(point[name]), low[j], high[j], len(clusters), resamples)
-            )
-    columns = [*by, "rate", "estimate", "low", "high", "documents", "resamples"]
-    return pd.DataFrame(records, columns=columns)
+    return bootstrap(doc_counts, RATE_INPUTS, rate_table, by, cluster, resamples, seed, confidence)
 
 
 def compare_rates(

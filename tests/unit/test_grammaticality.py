@@ -376,3 +376,23 @@ def test_grammar_runs_follow_the_config(repo):
         bad = dict(paper, grammar={**paper["grammar"], key: value})
         with pytest.raises(ConfigError, match=message):
             grammar_runs(bad)
+
+
+def test_pooled_scores_are_word_weighted_with_document_intervals():
+    from hinter.grammaticality.summary import pooled_scores
+
+    rows = []
+    for d in range(200):
+        # originals: 10 words, no issue; mutants: 20 words, one issue in every fourth document
+        rows.append({"kind": "original", "doc_id": f"d{d}", "words": 10, "issues": 0})
+        rows.append({"kind": "mutant", "doc_id": f"d{d}", "words": 20, "issues": int(d % 4 == 0)})
+    frame = pd.DataFrame(rows)
+    frame["score"] = [score(i, w) for i, w in zip(frame["issues"], frame["words"], strict=True)]
+    table = pooled_scores(frame, by=["kind"], resamples=500, seed=1).set_index("kind")
+    o, m = table.loc["original"], table.loc["mutant"]
+    assert (o["score"], o["low"], o["high"], o["texts"]) == (100.0, 100.0, 100.0, 200)
+    assert m["score"] == pytest.approx(100 * (1 - 50 / 4000))
+    assert m["mean_score"] == pytest.approx(frame[frame["kind"] == "mutant"]["score"].mean())
+    assert m["low"] < m["score"] < m["high"] < 100
+    pooled = pooled_scores(frame, by=[], resamples=50)
+    assert pooled["score"].iloc[0] == pytest.approx(100 * (1 - 50 / 6000))

@@ -8,7 +8,9 @@
 - :mod:`~hinter.grammaticality.sample`: the balanced sample of originals, valid and discarded
   mutants of one (model, dataset);
 - :mod:`~hinter.grammaticality.stage`: the workflow stage that draws, materialises, checks and
-  writes the scores table.
+  writes the scores table;
+- :mod:`~hinter.grammaticality.summary`: pooled (word-weighted) scores of groups of texts,
+  with intervals from a bootstrap over original documents.
 
 (Not to be confused with :mod:`hinter.demo.grammar`, the demo corpus's generator.)
 """
@@ -25,6 +27,7 @@ from hinter.grammaticality.score import (
     score,
 )
 from hinter.grammaticality.stage import SCORES, score_sample
+from hinter.grammaticality.summary import pooled_scores
 
 __all__ = [
     "CATEGORIES",
@@ -39,6 +42,7 @@ __all__ = [
     "draw",
     "make_checker",
     "pooled_score",
+    "pooled_scores",
     "score",
     "score_sample",
 ]
