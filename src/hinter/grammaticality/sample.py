@@ -28,20 +28,21 @@ whatever the order of the input rows.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
 
 from hinter import rates
+from hinter.oracle import suite_attributes
 
-# Outcome columns the sample needs (the rates.verdicts inputs, and the mutant's keys).
+# Outcome columns the sample reads (the rates.verdicts inputs and the mutant's keys; the
+# attributes follow from the suite's name).
 OUTCOME_COLUMNS = [
     "mutant_id",
     "doc_id",
     "order",
-    "attributes",
     "valid",
     "biased",
     "parents_valid",
@@ -108,84 +109,134 @@ def _take(pool: pd.DataFrame, k: int, per_document: int) -> pd.DataFrame:
     return capped.iloc[:k]
 
 
-def draw(
-    outcomes: pd.DataFrame, doc_chars: Mapping[str, int] | pd.Series, options: SampleOptions
-) -> Sample:
-    """Draw the sample from the outcome rows of one (model, dataset).
+def _lengths(doc_chars: Mapping[str, int] | pd.Series) -> pd.Series:
+    if isinstance(doc_chars, pd.Series):
+        return doc_chars
+    return pd.Series(doc_chars, dtype="int64")
 
-    ``outcomes`` holds :data:`OUTCOME_COLUMNS` and ``suite`` for every suite of the model;
-    ``doc_chars`` the length in characters of every tested original (a document missing
-    from it is an error: its mutants could not be materialised).
-    """
+
+def _draw_suite(
+    suite: str,
+    outcomes: pd.DataFrame,
+    chars: pd.Series,
+    options: SampleOptions,
+    quotas: Mapping[bool, int],
+    stats: dict,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The sampled mutants of one suite and the suite's document flags (per order)."""
     frame = outcomes.reset_index(drop=True)
-    chars = doc_chars if isinstance(doc_chars, pd.Series) else pd.Series(doc_chars, dtype="int64")
     missing = sorted(set(frame["doc_id"]) - set(chars.index))
     if missing:
         raise ValueError(
-            f"{len(missing)} document(s) of the outcomes are not among the tested documents, "
-            f"e.g. {missing[0]}"
+            f"{suite}: {len(missing)} document(s) of the outcomes are not among the tested "
+            f"documents, e.g. {missing[0]}"
         )
-    suites = sorted(frame["suite"].unique().tolist())
-    length = frame["doc_id"].map(chars).to_numpy()
     too_long = np.zeros(len(frame), dtype=bool)
     if options.max_chars is not None:
-        too_long = length > options.max_chars
-    long_docs = set(frame.loc[too_long, "doc_id"])
-    stats: dict = {
-        "options": options.as_dict(),
-        "skipped_long": {
-            "documents": len(long_docs),
-            "mutants": int(too_long.sum()),
-        },
-        "cells": {},
-    }
+        too_long = frame["doc_id"].map(chars).to_numpy() > options.max_chars
+    stats["skipped_long"]["mutants"] += int(too_long.sum())
+    stats["_long_docs"].update(frame.loc[too_long, "doc_id"])
+    frame = frame[~too_long].reset_index(drop=True)
 
     v = rates.verdicts(frame)
-    known_biased = v["known"] & v["biased"]
-    label = np.where(known_biased, "bias", np.where(v["known"], "benign", "unknown"))
-    pool_frame = frame.assign(
-        pool=label,
-        doc_key=seeded_keys(frame["doc_id"], options.seed, "document"),
-        key=seeded_keys(frame["mutant_id"], options.seed, "mutant"),
-        biased=pd.Series(v["biased"].to_numpy(), dtype="boolean").mask(~v["known"].to_numpy()),
-    )[~too_long]
-    pool_frame = pool_frame.sort_values(["doc_key", "key", "mutant_id"], kind="stable")
+    known = v["known"].to_numpy()
+    label = np.where(known & v["biased"].to_numpy(), "bias", np.where(known, "benign", "unknown"))
+    doc_ids = pd.Series(frame["doc_id"].unique())
+    doc_key = dict(zip(doc_ids, seeded_keys(doc_ids, options.seed, "document"), strict=True))
+    pool_frame = pd.DataFrame(
+        {
+            "suite": suite,
+            "mutant_id": frame["mutant_id"],
+            "doc_id": frame["doc_id"],
+            "order": frame["order"].astype(np.int64),
+            "valid": frame["valid"].astype(bool),
+            "biased": pd.Series(v["biased"].to_numpy(), dtype="boolean").mask(~known),
+            "pool": label,
+            "doc_key": frame["doc_id"].map(doc_key).astype(np.uint64),
+            "key": seeded_keys(frame["mutant_id"], options.seed, "mutant"),
+        }
+    ).sort_values(["doc_key", "key", "mutant_id"], kind="stable")
 
     chosen = []
-    for valid, total in ((True, options.valid), (False, options.discarded)):
-        quotas = _quotas(total, suites)
-        for suite in suites:
-            cell = pool_frame[(pool_frame["suite"] == suite) & (pool_frame["valid"] == valid)]
-            quota = quotas[suite]
-            pools = {p: cell[cell["pool"] == p] for p in POOLS}
-            want_bias = round(options.bias_share * quota)
-            taken = {p: _take(pools[p], 0, 1) for p in POOLS}
-            cap = options.per_document
-            taken["bias"] = _take(pools["bias"], want_bias, cap)
-            taken["benign"] = _take(pools["benign"], quota - len(taken["bias"]), cap)
-            short = quota - len(taken["bias"]) - len(taken["benign"])
-            if short > 0:  # fill from the rest of the bias pool, then from unknown outcomes
-                more = _take(pools["bias"], want_bias + short, cap)
-                short -= len(more) - len(taken["bias"])
-                taken["bias"] = more
-                taken["unknown"] = _take(pools["unknown"], short, cap)
-            picked = pd.concat([taken[p] for p in POOLS])
-            chosen.append(picked)
-            name = "valid" if valid else "discarded"
-            stats["cells"].setdefault(suite, {})[name] = {
-                "available": {p: len(pools[p]) for p in POOLS},
-                "quota": quota,
-                "sampled": {p: len(taken[p]) for p in POOLS},
-            }
+    cap = options.per_document
+    for valid in (True, False):
+        cell = pool_frame[pool_frame["valid"] == valid]
+        quota = quotas[valid]
+        pools = {p: cell[cell["pool"] == p] for p in POOLS}
+        want_bias = round(options.bias_share * quota)
+        taken = {p: pools[p].iloc[:0] for p in POOLS}
+        taken["bias"] = _take(pools["bias"], want_bias, cap)
+        taken["benign"] = _take(pools["benign"], quota - len(taken["bias"]), cap)
+        short = quota - len(taken["bias"]) - len(taken["benign"])
+        if short > 0:  # fill from the rest of the bias pool, then from unknown outcomes
+            more = _take(pools["bias"], want_bias + short, cap)
+            short -= len(more) - len(taken["bias"])
+            taken["bias"] = more
+            taken["unknown"] = _take(pools["unknown"], short, cap)
+        chosen.extend(taken[p] for p in POOLS)
+        stats["cells"].setdefault(suite, {})["valid" if valid else "discarded"] = {
+            "available": {p: len(pools[p]) for p in POOLS},
+            "quota": quota,
+            "sampled": {p: len(taken[p]) for p in POOLS},
+        }
+    mutants = pd.concat(chosen, ignore_index=True)
+    mutants["attributes"] = [list(suite_attributes(suite))] * len(mutants)
+    flags = rates.document_flags(frame, by=["order"])
+    return mutants, flags
 
-    mutants = pd.concat(chosen, ignore_index=True) if chosen else pool_frame.iloc[:0]
+
+def draw_suites(
+    parts: Iterable[tuple[str, pd.DataFrame]],
+    suites: Sequence[str],
+    doc_chars: Mapping[str, int] | pd.Series,
+    options: SampleOptions,
+) -> Sample:
+    """Draw the sample of one (model, dataset), one suite's outcome rows at a time.
+
+    ``parts`` yields (suite, outcome rows with :data:`OUTCOME_COLUMNS`) for each of
+    ``suites`` (the quotas are split over all of them); ``doc_chars`` holds the length in
+    characters of every tested original (a document missing from it is an error: its mutants
+    could not be materialised). Only one suite's rows are held at a time.
+    """
+    chars = _lengths(doc_chars)
+    suites = sorted(suites)
+    quotas = {
+        True: _quotas(options.valid, suites),
+        False: _quotas(options.discarded, suites),
+    }
+    stats: dict = {
+        "options": options.as_dict(),
+        "skipped_long": {"documents": 0, "mutants": 0},
+        "cells": {},
+        "_long_docs": set(),
+    }
+    chosen, flags = [], []
+    for suite, frame in parts:
+        if suite not in suites:
+            raise ValueError(f"outcome rows of suite {suite}, which is not among {suites}")
+        m, f = _draw_suite(
+            suite, frame, chars, options, {k: q[suite] for k, q in quotas.items()}, stats
+        )
+        chosen.append(m)
+        flags.append(f)
+    stats["skipped_long"]["documents"] = len(stats.pop("_long_docs"))
+    stats["cells"] = dict(sorted(stats["cells"].items()))
+
+    columns = ["suite", "mutant_id", "doc_id", "order", "attributes", "valid", "biased"]
+    mutants = pd.concat(chosen, ignore_index=True) if chosen else pd.DataFrame(columns=columns)
     mutants = mutants.sort_values(["order", "suite", "doc_id", "mutant_id"], kind="stable")
-    mutants = mutants[["suite", "mutant_id", "doc_id", "order", "attributes", "valid", "biased"]]
+    mutants = mutants[columns].reset_index(drop=True)
 
-    flags = rates.document_flags(frame[~too_long], by=["order"])
     wanted = mutants[["doc_id", "order"]].drop_duplicates()
-    originals = wanted.merge(flags, on=["order", "doc_id"], how="left")
-    originals["biased"] = originals["bias_inducing"].fillna(False).astype(bool)
+    combined = rates.combine_flags(flags, by=["order"]) if flags else None
+    originals = wanted.merge(combined, on=["order", "doc_id"], how="left") if flags else wanted
+    tested = originals.get("tested", pd.Series(False, index=originals.index)).fillna(False)
+    biased = originals.get("bias_inducing", pd.Series(False, index=originals.index))
+    # bias-inducing for its order when >= 1 valid mutant of that order is; unknown when the
+    # original has no valid mutant with a known outcome (sampled through discarded ones only)
+    originals["biased"] = pd.Series(biased.fillna(False).astype(bool), dtype="boolean").mask(
+        ~tested.astype(bool)
+    )
     originals = originals[["doc_id", "order", "biased"]].sort_values(["order", "doc_id"])
     stats["sampled"] = {
         "mutants": len(mutants),
@@ -194,4 +245,13 @@ def draw(
         "bias_inducing": int(mutants["biased"].fillna(False).sum()),
         "originals": int(originals["doc_id"].nunique()),
     }
-    return Sample(mutants.reset_index(drop=True), originals.reset_index(drop=True), stats)
+    return Sample(mutants, originals.reset_index(drop=True), stats)
+
+
+def draw(
+    outcomes: pd.DataFrame, doc_chars: Mapping[str, int] | pd.Series, options: SampleOptions
+) -> Sample:
+    """:func:`draw_suites` on the outcome rows of every suite at once (a ``suite`` column)."""
+    suites = sorted(outcomes["suite"].unique().tolist())
+    parts = ((s, outcomes[outcomes["suite"] == s]) for s in suites)
+    return draw_suites(parts, suites, doc_chars, options)

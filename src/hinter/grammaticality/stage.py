@@ -24,7 +24,7 @@ from hinter.edits import apply_edits
 from hinter.errors import DataError, first_line
 from hinter.grammaticality.cache import ScoreCache
 from hinter.grammaticality.checkers import Checker
-from hinter.grammaticality.sample import OUTCOME_COLUMNS, Sample, SampleOptions, draw
+from hinter.grammaticality.sample import OUTCOME_COLUMNS, Sample, SampleOptions, draw_suites
 from hinter.grammaticality.score import CATEGORIES, count_words, counted_issues, score
 
 log = logging.getLogger(__name__)
@@ -60,16 +60,10 @@ SCORES = pa.schema(
 _STORE_EVERY = 200  # texts checked between cache writes (what an interruption can lose)
 
 
-def read_outcomes(files: Sequence[tuple[str, str | Path]]) -> pd.DataFrame:
-    """The sample's columns of every (suite, outcomes file) of one model and dataset."""
-    frames = []
+def outcome_parts(files: Sequence[tuple[str, str | Path]]):
+    """(suite, outcome rows with the sample's columns) of each file, read one at a time."""
     for suite, path in files:
-        frame = io.read_parquet(path, tables.OUTCOMES, columns=OUTCOME_COLUMNS).to_pandas()
-        frame.insert(0, "suite", suite)
-        frames.append(frame)
-    if not frames:
-        raise DataError("grammar sample: no outcome files given")
-    return pd.concat(frames, ignore_index=True)
+        yield suite, io.read_parquet(path, tables.OUTCOMES, columns=OUTCOME_COLUMNS).to_pandas()
 
 
 def _iter_tables(path: str | Path, columns: list[str]):
@@ -211,10 +205,12 @@ def score_sample(
     cache_path: str | Path | None = None,
 ) -> pa.Table:
     """Draw, materialise and score the sample of one (model, dataset); write table + summary."""
-    frame = read_outcomes(outcomes)
+    if not outcomes:
+        raise DataError(f"grammar sample of {output}: no outcome files given")
     lengths = document_lengths(docs)
+    suites = [suite for suite, _ in outcomes]
     try:
-        sample = draw(frame, lengths, options)
+        sample = draw_suites(outcome_parts(outcomes), suites, lengths, options)
     except ValueError as exc:
         raise DataError(f"grammar sample of {Path(output).name}: {exc}") from None
     texts = materialise(sample, docs, mutants)
