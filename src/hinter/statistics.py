@@ -101,7 +101,7 @@ def resample_totals(values: np.ndarray, resamples: int, rng: np.random.Generator
         draws = rng.integers(0, n_docs, size=(n, n_docs))
         draws += (np.arange(n, dtype=np.int64) * n_docs)[:, None]
         weights = np.bincount(draws.ravel(), minlength=n * n_docs).reshape(n, n_docs)
-        out[start : start + n] = weights @ values
+        out[start : start + n] = weights.astype(np.float64) @ values  # BLAS, exact integers
     return out
 
 
