@@ -403,3 +403,13 @@ def test_pooled_scores_are_word_weighted_with_document_intervals():
     assert m["low"] < m["score"] < m["high"] < 100
     pooled = pooled_scores(frame, by=[], resamples=50)
     assert pooled["score"].iloc[0] == pytest.approx(100 * (1 - 50 / 6000))
+
+
+def test_per_document_cap_yields_when_a_pool_has_too_few_documents():
+    from hinter.grammaticality.sample import _take
+
+    pool = pd.DataFrame({"doc_id": ["a"] * 5 + ["b"] * 2, "mutant_id": list("1234567")})
+    assert _take(pool, 4, 2)["mutant_id"].tolist() == ["1", "2", "6", "7"]  # 2 per document
+    assert _take(pool, 6, 2)["mutant_id"].tolist() == ["1", "2", "6", "7", "3", "4"]
+    assert _take(pool, 9, 2)["mutant_id"].tolist() == ["1", "2", "6", "7", "3", "4", "5"]
+    assert _take(pool, 0, 2).empty

@@ -12,9 +12,10 @@ dataset):
   from the bias-inducing mutants of the model and the rest from the benign ones; a pool that
   runs short is filled from the other, then from mutants without a known outcome;
 - documents come first: candidates are ordered by a seeded hash of their document, then of
-  their id, and a document gives at most ``per_document`` mutants to a pool — so, as in the
-  paper, a set of originals is drawn with some of their mutants, and the originals of
-  different cells overlap (fewer originals to score);
+  their id, and a document gives at most ``per_document`` mutants to a pool (unless the pool
+  has too few documents to fill its share otherwise) — so, as in the paper, a set of
+  originals is drawn with some of their mutants, and the originals of different cells
+  overlap (fewer originals to score);
 - documents whose original is longer than ``max_chars`` are skipped with all their mutants,
   and counted.
 
@@ -102,11 +103,15 @@ def _quotas(total: int, suites: list[str]) -> dict[str, int]:
 
 
 def _take(pool: pd.DataFrame, k: int, per_document: int) -> pd.DataFrame:
-    """The first ``k`` rows of a key-ordered pool, at most ``per_document`` per document."""
+    """The first ``k`` rows of a key-ordered pool, at most ``per_document`` per document as
+    long as the pool allows (then the next rows in key order, whatever their document)."""
     if k <= 0 or pool.empty:
         return pool.iloc[:0]
-    capped = pool[pool.groupby("doc_id", sort=False).cumcount() < per_document]
-    return capped.iloc[:k]
+    within = (pool.groupby("doc_id", sort=False).cumcount() < per_document).to_numpy()
+    first = pool[within].iloc[:k]
+    if len(first) == k:
+        return first
+    return pd.concat([first, pool[~within].iloc[: k - len(first)]])
 
 
 def _lengths(doc_chars: Mapping[str, int] | pd.Series) -> pd.Series:
