@@ -413,3 +413,25 @@ def test_per_document_cap_yields_when_a_pool_has_too_few_documents():
     assert _take(pool, 6, 2)["mutant_id"].tolist() == ["1", "2", "6", "7", "3", "4"]
     assert _take(pool, 9, 2)["mutant_id"].tolist() == ["1", "2", "6", "7", "3", "4", "5"]
     assert _take(pool, 0, 2).empty
+
+
+def test_an_interrupted_check_keeps_what_it_had_checked(tmp_path):
+    from hinter.errors import HinterError
+
+    class Failing(CountingChecker):
+        def check(self, text):
+            if text == "boom":
+                raise HinterError("LanguageTool at http://x/v2/: connection reset")
+            return super().check(text)
+
+    path, texts = tmp_path / "grammar.sqlite", ["they were", "it was", "boom", "we were"]
+    failing = Failing()
+    with (
+        ScoreCache(path, failing.identity, failing.version) as cache,
+        pytest.raises(HinterError, match="connection reset"),
+    ):
+        check_texts(texts, failing, cache)
+    resumed = CountingChecker()
+    with ScoreCache(path, resumed.identity, resumed.version) as cache:
+        check_texts([t.replace("boom", "fine") for t in texts], resumed, cache)
+    assert failing.calls == 2 and resumed.calls == 2  # "fine" and "we were" only

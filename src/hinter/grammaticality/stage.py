@@ -143,23 +143,25 @@ def check_texts(
     )
     pending: list[tuple[str, dict[str, int]]] = []
     start = last = time.monotonic()
-    for i, text in enumerate(todo, 1):
-        counts = dict.fromkeys(CATEGORIES, 0)
-        for issue in checker.check(text):
-            counts[issue.category] += 1
-        found[text] = counts
-        pending.append((text, counts))
-        if cache is not None and len(pending) >= _STORE_EVERY:
+    try:
+        for i, text in enumerate(todo, 1):
+            counts = dict.fromkeys(CATEGORIES, 0)
+            for issue in checker.check(text):
+                counts[issue.category] += 1
+            found[text] = counts
+            pending.append((text, counts))
+            if cache is not None and len(pending) >= _STORE_EVERY:
+                cache.put_many(pending)
+                pending = []
+            now = time.monotonic()
+            if now - last >= 30 or i == len(todo):
+                rate = i / max(now - start, 1e-9)
+                eta = (len(todo) - i) / rate
+                log.info("checked %d/%d texts (%.1f/s, ETA %.0f s)", i, len(todo), rate, eta)
+                last = now
+    finally:  # what was checked before an error or an interruption is kept
+        if cache is not None:
             cache.put_many(pending)
-            pending = []
-        now = time.monotonic()
-        if now - last >= 30 or i == len(todo):
-            rate = i / max(now - start, 1e-9)
-            eta = (len(todo) - i) / rate
-            log.info("checked %d/%d texts (%.1f/s, ETA %.0f s)", i, len(todo), rate, eta)
-            last = now
-    if cache is not None:
-        cache.put_many(pending)
     return found
 
 
