@@ -11,7 +11,7 @@ from hinter.config import load_yaml, validate_config
 from hinter.edits import apply_edits
 from hinter.grammaticality import SCORES, count_words, make_checker, score
 from hinter.grammaticality.runs import grammar_runs
-from hinter.grammaticality.score import COUNTED
+from hinter.grammaticality.scoring import COUNTED
 from hinter.layout import RunLayout
 
 pytestmark = pytest.mark.workflow

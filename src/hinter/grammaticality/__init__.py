@@ -1,6 +1,6 @@
 """Grammatical validity of originals and mutants (RQ2, RQ3.3): one score, two checkers.
 
-- :mod:`~hinter.grammaticality.score`: the score, ``100 * max(0, 1 - issues / words)``, the
+- :mod:`~hinter.grammaticality.scoring`: the score, ``100 * max(0, 1 - issues / words)``, the
   shared issue categories and which of them count (and why);
 - :mod:`~hinter.grammaticality.checkers`: ``harper`` (offline, in process; the default) and
   ``languagetool`` (a LanguageTool server: the paper-faithful stand-in for Grammarly);
@@ -17,7 +17,7 @@
 
 from hinter.grammaticality.checkers import CHECKERS, Checker, make_checker
 from hinter.grammaticality.sample import SampleOptions, draw
-from hinter.grammaticality.score import (
+from hinter.grammaticality.scoring import (
     CATEGORIES,
     COUNTED,
     Issue,

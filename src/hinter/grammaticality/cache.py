@@ -17,7 +17,7 @@ from pathlib import Path
 
 from hinter.edits import text_hash
 from hinter.errors import DataError
-from hinter.grammaticality.score import CATEGORIES
+from hinter.grammaticality.scoring import CATEGORIES
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from hinter.errors import DataError, first_line
 from hinter.grammaticality.cache import ScoreCache
 from hinter.grammaticality.checkers import Checker
 from hinter.grammaticality.sample import OUTCOME_COLUMNS, Sample, SampleOptions, draw_suites
-from hinter.grammaticality.score import CATEGORIES, count_words, counted_issues, score
+from hinter.grammaticality.scoring import CATEGORIES, count_words, counted_issues, score
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 # - suite, attributes, valid: the mutant's (null for an original).
 # - biased: a mutant is bias-inducing for the model; an original is bias-inducing for that
 #   order (>= 1 bias-inducing valid mutant of that order); null when the outcome is unknown.
-# - words, issues (counted categories), score (hinter.grammaticality.score), and the issues of
+# - words, issues (counted categories), score (hinter.grammaticality.scoring), and the issues of
 #   every category; checker and checker_version name what scored it.
 SCORES = pa.schema(
     [
