@@ -28,6 +28,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 from fairlearn.metrics import MetricFrame
 
 from hinter import rates, statistics
@@ -36,8 +38,9 @@ from hinter.errors import DataError
 SIDES = ("target", "source")
 FAMILIES = ("attribute", "pairing")
 GROUP_SEPARATOR = " × "
-# Counts summed per group (the rates need these; the others of COUNT_COLUMNS are summed too).
-_COUNTS = tuple(rates.COUNT_COLUMNS)
+# Counts summed per group: those hinter.rates.add_rates reads (MetricFrame's cost grows with
+# groups x metrics, so only these).
+_COUNTS = ("generated", "valid", "decided", "errors", "hidden_base", "hidden", "hidden_artifact")
 
 
 def class_families(pairs: pd.DataFrame, families: str = "attribute") -> dict[tuple[str, str], str]:
@@ -84,11 +87,17 @@ def mutant_classes(
         raise ValueError(f"side must be one of {', '.join(SIDES)}, not {side!r}")
     column = f"{side}_class"
     class_of = dict(zip(pairs["pair_id"], pairs[column], strict=True))
+    pair_ids = pa.array(outcomes["pair_ids"], type=pa.list_(pa.string()), from_pandas=True)
+    attributes = pa.array(outcomes["attributes"], type=pa.list_(pa.string()), from_pandas=True)
+    if not pc.all(
+        pc.equal(pc.list_value_length(pair_ids), pc.list_value_length(attributes))
+    ).as_py():
+        raise DataError("outcome rows whose pair_ids and attributes differ in length")
     long = pd.DataFrame(
         {
-            "row": np.repeat(np.arange(len(outcomes)), outcomes["pair_ids"].map(len)),
-            "attribute": [a for row in outcomes["attributes"] for a in row],
-            "pair_id": [p for row in outcomes["pair_ids"] for p in row],
+            "row": pc.list_parent_indices(pair_ids).to_numpy(zero_copy_only=False),
+            "attribute": pc.list_flatten(attributes).to_numpy(zero_copy_only=False),
+            "pair_id": pc.list_flatten(pair_ids).to_numpy(zero_copy_only=False),
         }
     )
     unknown = sorted(set(long["pair_id"]) - set(class_of))
@@ -121,21 +130,39 @@ def group_rates(
     columns such as model or dataset: each ``by`` group is a separate table); ``pairs`` the
     dictionary's pairs (``pair_id``, ``attribute``, ``source_class``, ``target_class``).
     Returns one row per (``by``, scope, group) with at least one decided mutant:
-    ``kind`` (GAB | GIB), ``scope``, ``group``, one class column per attribute, the counts and
-    rates of :func:`hinter.rates.add_rates`, ``scope_rate`` (the scope's pooled error rate),
+    ``kind`` (GAB | GIB), ``scope``, ``group``, one class column per attribute (None where the
+    scope lacks it), the counts ``generated, valid, decided, errors, hidden_base, hidden,
+    hidden_artifact`` and ``error_rate``, ``hidden_rate`` (:func:`hinter.rates.add_rates`),
+    ``scope_rate`` (the scope's pooled error rate),
     ``scope_mean`` (the unweighted mean of its groups' rates), ``above_mean`` (the GAB/GIB
     flag), ``parity_gap`` and the scope's ``fairness_violation``.
     """
     frame = outcomes.reset_index(drop=True)
     by = list(by)
     classes = mutant_classes(frame, pairs, side)
+    clash = sorted(set(by) & set(classes.columns))
+    if clash:
+        raise ValueError(f"grouping column {clash[0]!r} is also an attribute name")
     family_of = class_families(pairs, families)
-    ind = rates.indicators(frame, threshold)
-    attrs = frame["attributes"].map(tuple)
+    ind = rates.indicators(frame, threshold)[list(_COUNTS)]
+    # Identical rows (same keys, same counts) are merged into one with a multiplicity: MetricFrame
+    # handles every row in Python, so it gets thousands of distinct rows instead of millions.
+    keys = pd.concat(
+        [frame[by], frame["attributes"].map("+".join).rename("_attributes"), classes.fillna("")],
+        axis=1,
+    )
+    compact = (
+        pd.concat([keys, ind], axis=1)
+        .groupby([*keys.columns, *ind.columns], sort=True, dropna=False)
+        .size()
+        .reset_index(name="_rows")
+    )
+    counts = compact[list(_COUNTS)].mul(compact["_rows"], axis=0)
     records = []
-    for attributes in sorted(set(attrs), key=lambda a: (len(a), a)):
-        rows = np.flatnonzero((attrs == attributes).to_numpy())
-        features = classes.iloc[rows][list(attributes)]
+    for joined in sorted(set(compact["_attributes"]), key=lambda a: (a.count("+"), a)):
+        attributes = joined.split("+")
+        rows = compact.index[compact["_attributes"] == joined]
+        features = compact.loc[rows, attributes]
         scope_family = pd.Series(
             [
                 tuple(family_of[(a, c)] for a, c in zip(attributes, row, strict=True))
@@ -145,7 +172,7 @@ def group_rates(
         )
         for family, part in features.groupby(scope_family, sort=True):
             sel = part.index
-            records.append(_scope_table(frame.loc[sel], ind.loc[sel], part, by, family))
+            records.append(_scope_table(compact.loc[sel], counts.loc[sel], part, by, family))
     columns = _columns(by, sorted(set(classes.columns)))
     if not records:
         return pd.DataFrame(columns=columns)
