@@ -376,6 +376,9 @@ def test_grammar_runs_follow_the_config(repo):
     }
     only = dict(paper, grammar={**paper["grammar"], "models": ["bert"], "datasets": ["scotus"]})
     assert [(r.model, r.dataset) for r in grammar_runs(only)] == [("bert", "scotus")]
+    # a run narrowed to other datasets keeps its grammar section valid: nothing to score
+    narrowed = validate_config({**paper, "datasets": ["imdb"]})
+    assert grammar_runs(narrowed) == []
     for key, value, message in (
         ("datasets", ["sst2"], "'grammar.datasets': unknown dataset 'sst2'"),
         ("models", ["gpt5"], "'grammar.models': unknown model 'gpt5'"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from hinter import plan
+from hinter.config import KNOWN_DATASETS
 from hinter.errors import ConfigError
 from hinter.grammaticality.sample import SampleOptions
 
@@ -19,12 +20,14 @@ def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
     grammar = config.get("grammar", {})
     runs = [r for r in plan.model_runs(config) if r.implemented]
     datasets, models = grammar.get("datasets"), grammar.get("models")
+    # Any known dataset may be named, so that `--config datasets=[...]` narrows a run without
+    # editing this section (as for the other per-dataset settings).
     if datasets is not None:
-        unknown = sorted(set(datasets) - set(config["datasets"]))
+        unknown = sorted(set(datasets) - set(KNOWN_DATASETS))
         if unknown:
             raise ConfigError(
                 f"config key 'grammar.datasets': unknown dataset '{unknown[0]}' "
-                f"(known: {', '.join(sorted(config['datasets']))})"
+                f"(known: {', '.join(sorted(KNOWN_DATASETS))})"
             )
         runs = [r for r in runs if r.dataset in datasets]
     if models is not None:
