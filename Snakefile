@@ -21,6 +21,7 @@ include: "workflow/rules/mutate.smk"
 include: "workflow/rules/invariant.smk"
 include: "workflow/rules/models.smk"
 include: "workflow/rules/oracle.smk"
+include: "workflow/rules/grammar.smk"
 include: "workflow/rules/rq.smk"
 
 
@@ -31,6 +32,7 @@ rule all:
         rules.mutation.input,
         rules.invariant.input,
         rules.model_performance.output,
+        rules.grammar.input,
         rules.rq1.input,
         rules.rq2.input,
         rules.rq3.input,

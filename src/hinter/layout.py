@@ -149,6 +149,16 @@ class RunLayout:
         """Rendered hidden-bias examples of one intersectional suite."""
         return self._join("examples", model, variant, dataset, f"{suite}.parquet")
 
+    # -- grammar scores (RQ2, RQ3.3) ---------------------------------------------------------
+    def grammar_scores(self, model: str, dataset: str, variant: str = DEFAULT_VARIANT) -> str:
+        """Grammar scores of the balanced sample of one (model, dataset), labelled by the
+        model's outcomes (:data:`hinter.grammaticality.SCORES`)."""
+        return self._join("grammar", model, variant, f"{dataset}.parquet")
+
+    def grammar_summary(self, model: str, dataset: str, variant: str = DEFAULT_VARIANT) -> str:
+        """What the sample drew: quotas, pools, skipped long documents, checker and version."""
+        return self._join("grammar", model, variant, f"{dataset}.json")
+
     # -- research questions and the report ---------------------------------------------------
     def rq_dir(self, rq: int) -> str:
         if rq not in RESEARCH_QUESTIONS:

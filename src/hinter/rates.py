@@ -185,15 +185,16 @@ def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
     return list(by)
 
 
-def counts(
-    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
-) -> pd.DataFrame:
-    """The counts behind every rate (``COUNT_COLUMNS``), one row per group of ``by``."""
+def indicators(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.DataFrame:
+    """Per outcome row, its contribution (0 or 1) to each count of ``COUNT_COLUMNS``.
+
+    :func:`counts` sums these per group; a grouping done elsewhere (Fairlearn's MetricFrame
+    in :mod:`hinter.group_bias`) sums the same columns. Aligned with the input's index.
+    """
     frame = _as_frame(outcomes)
-    by = _group_keys(frame, by)
     v = verdicts(frame, threshold)
     valid, known, biased = v["valid"], v["known"], v["biased"]
-    ind = pd.DataFrame(
+    return pd.DataFrame(
         {
             "generated": np.ones(len(frame), dtype=np.int64),
             "valid": valid,
@@ -211,6 +212,15 @@ def counts(
         },
         index=frame.index,
     ).astype(np.int64)
+
+
+def counts(
+    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+) -> pd.DataFrame:
+    """The counts behind every rate (``COUNT_COLUMNS``), one row per group of ``by``."""
+    frame = _as_frame(outcomes)
+    by = _group_keys(frame, by)
+    ind = indicators(frame, threshold)
     return _sum(pd.concat([frame[by], ind], axis=1), by, COUNT_COLUMNS)
 
 
@@ -297,6 +307,12 @@ def distinct_originals(flags: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFr
         list(by),
         ("originals", "bias_inducing"),
     )
+    return add_document_rates(out)
+
+
+def add_document_rates(originals: pd.DataFrame) -> pd.DataFrame:
+    """Append ``share`` = bias_inducing / originals (NaN when 0) to a table of original counts."""
+    out = originals.copy()
     out["share"] = (out["bias_inducing"] / out["originals"].astype(np.float64)).where(
         out["originals"] > 0
     )

@@ -27,6 +27,12 @@ def test_paths_follow_the_documented_layout():
     assert run.report() == "results/demo/report.html"
     assert run.report_screenshot("fig4") == "results/demo/report-fig4.png"
     assert (
+        run.grammar_scores("bert", "scotus") == "results/demo/grammar/bert/default/scotus.parquet"
+    )
+    assert run.grammar_summary("llama2", "imdb", "alt1") == (
+        "results/demo/grammar/llama2/alt1/imdb.json"
+    )
+    assert (
         run.logs("mutate", "encoder", "imdb", "000")
         == "results/demo/logs/mutate/encoder/imdb/000.log"
     )
@@ -80,7 +86,7 @@ def test_no_run_directory_path_is_built_outside_the_layout(repo):
     """Rules, scripts, the CLI, the RQ modules, notebooks and tests name run files only through
     hinter.layout (a test's own scratch folders excepted)."""
     folders = (
-        "(outcomes|predictions|mutants|validity|examples|data|models|parser|dictionary|rq[1-6])"
+        "(outcomes|predictions|mutants|validity|examples|grammar|data|models|parser|dictionary|rq[1-6])"
     )
     pattern = rf'(\{{RUN\}}|\bLOGS\b|/ "{folders}" /|/{folders}/\{{)'
     where = ["workflow", "src", "notebooks", "tests", "Snakefile", ":!tests/unit/test_layout.py"]

@@ -197,3 +197,29 @@ def rq_files(rq, kind):
                 )
             files[f"{out.name}_{ext}"] = path
     return files
+
+
+# -- grammar scores (RQ2, RQ3.3): one balanced sample per (model, dataset) of `grammar` ------
+from hinter.grammaticality.runs import grammar_runs
+
+try:
+    GRAMMAR_RUNS = grammar_runs(config)
+except ConfigError as exc:
+    sys.exit(f"hinter: {exc}")
+
+
+def grammar_inputs(wc):
+    """Outcomes of every suite of the model, the suites' mutants and the tested documents."""
+    track = model_track(wc.model)
+    suites = suite_names(wc.dataset, track, wc.model)
+    return {
+        "outcomes": [L.outcomes(wc.model, wc.dataset, s, wc.variant) for s in suites],
+        "mutants": [
+            L.mutants(track, wc.dataset, s, sh) for s in suites for sh in shards(wc.dataset)
+        ],
+        "docs": [L.tested(wc.dataset, sh) for sh in shards(wc.dataset)],
+    }
+
+
+def all_grammar_scores():
+    return [L.grammar_scores(r.model, r.dataset) for r in GRAMMAR_RUNS]

@@ -1,0 +1,54 @@
+"""What the ``grammar`` config section asks for: the (model, dataset) runs to sample and score,
+the sample's options and the checker's settings (pure functions of the validated config)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hinter import plan
+from hinter.config import KNOWN_DATASETS
+from hinter.errors import ConfigError
+from hinter.grammaticality.sample import SampleOptions
+
+
+def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
+    """Model runs (that predict) of ``grammar.models`` on ``grammar.datasets``, in plan order.
+
+    The bias-inducing label of a sampled mutant comes from one model's outcomes, hence one
+    sample per (model, dataset); texts shared between models are checked once (score cache).
+    """
+    grammar = config.get("grammar", {})
+    runs = [r for r in plan.model_runs(config) if r.implemented]
+    datasets, models = grammar.get("datasets"), grammar.get("models")
+    # Any known dataset may be named, so that `--config datasets=[...]` narrows a run without
+    # editing this section (as for the other per-dataset settings).
+    if datasets is not None:
+        unknown = sorted(set(datasets) - set(KNOWN_DATASETS))
+        if unknown:
+            raise ConfigError(
+                f"config key 'grammar.datasets': unknown dataset '{unknown[0]}' "
+                f"(known: {', '.join(sorted(KNOWN_DATASETS))})"
+            )
+        runs = [r for r in runs if r.dataset in datasets]
+    if models is not None:
+        known = {r.model for r in plan.model_runs(config)}
+        unknown = sorted(set(models) - known)
+        if unknown:
+            raise ConfigError(
+                f"config key 'grammar.models': unknown model '{unknown[0]}' "
+                f"(known: {', '.join(sorted(known))})"
+            )
+        runs = [r for r in runs if r.model in models]
+    return runs
+
+
+def sample_options(config: dict[str, Any]) -> SampleOptions:
+    grammar = config["grammar"]
+    return SampleOptions(**grammar["sample"], max_chars=grammar["max_chars"])
+
+
+def checker_settings(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The checker's name and its options (``grammar.<checker>``)."""
+    grammar = config["grammar"]
+    name = grammar["checker"]
+    return name, dict(grammar.get(name, {}))

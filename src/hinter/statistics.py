@@ -1,0 +1,280 @@
+"""Confidence intervals and significance tests for the pooled rates of :mod:`hinter.rates`.
+
+Mutants of one original document are not independent (they share its text, and the model's
+view of it), so the unit of resampling is the *original document*, not the mutant: a
+bootstrap resample draws documents with replacement and takes all their mutants along (a
+cluster bootstrap). A rate is then recomputed from the resampled counts by
+:func:`hinter.rates.add_rates` (and :func:`hinter.rates.add_document_rates` for the share of
+bias-inducing originals) — the rates are never re-implemented here.
+
+- :func:`document_counts`: per-document counts (``rates.counts`` by document, plus the
+  document flags of ``rates.document_flags``) — the input of everything else;
+- :func:`bootstrap_rates`: a percentile interval for every rate of every group
+  (:func:`bootstrap` for any statistic of column totals, e.g. a pooled grammar score);
+- :func:`compare_rates`: the difference of a rate between two suites or models, with a
+  percentile interval and a two-sided bootstrap p-value. Documents the two sides share are
+  resampled *together* (a paired bootstrap: the same draw for both), the others on each side
+  independently. The difference is significant at level ``1 - confidence`` when the
+  interval excludes 0.
+
+The resampling is vectorised: the counts of all documents of a group form a matrix ``C``
+(documents x counts), a batch of resamples a matrix ``W`` of draw multiplicities (resamples x
+documents, built with one ``bincount``), and the resampled totals are ``W @ C``. Draws come
+from ``numpy.random.default_rng`` seeded by ``seed`` and the group's key, so a group's
+interval does not depend on which other groups are present.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from hinter import rates
+
+# Per-document flags (0/1) behind the share of bias-inducing originals.
+FLAG_COLUMNS = ("originals", "bias_inducing")
+COLUMNS = (*rates.COUNT_COLUMNS, *FLAG_COLUMNS)
+# Every rate with an interval: rates.add_rates' four and rates.distinct_originals' share.
+RATES = ("error_rate", "hidden_rate", "hidden_rate_artifact", "valid_share", "distinct_share")
+# The counts those rates read (only these are resampled).
+RATE_INPUTS = (
+    "generated",
+    "valid",
+    "decided",
+    "errors",
+    "hidden_base",
+    "hidden",
+    "hidden_artifact",
+    *FLAG_COLUMNS,
+)
+_DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memory: ~100 MB)
+
+
+def document_counts(
+    outcomes: pd.DataFrame, by: Sequence[str] = (), threshold: float | None = None
+) -> pd.DataFrame:
+    """Counts of every rate per (``by``, ``doc_id``): :data:`COLUMNS`.
+
+    ``originals`` / ``bias_inducing`` are the document's flags over *all* the rows given (an
+    original is bias-inducing if any of its valid mutants is), so pass every suite that a
+    share pools (e.g. all intersectional suites of a model and dataset) in one call.
+    """
+    keys = [*by, "doc_id"]
+    counts = rates.counts(outcomes, by=keys, threshold=threshold)
+    flags = rates.document_flags(outcomes, by=by, threshold=threshold)
+    flags = flags.rename(columns={"tested": "originals"})
+    out = counts.merge(flags, on=keys, how="left", validate="one_to_one")
+    for column in FLAG_COLUMNS:
+        out[column] = out[column].fillna(False).astype(np.int64)
+    return out[[*keys, *COLUMNS]]
+
+
+def rate_table(totals: pd.DataFrame) -> pd.DataFrame:
+    """Every rate of :data:`RATES` from totals of :data:`RATE_INPUTS` (one row per row given)."""
+    with_rates = rates.add_document_rates(rates.add_rates(totals))
+    return with_rates.rename(columns={"share": "distinct_share"})[list(RATES)]
+
+
+def group_rng(seed: int, key: tuple) -> np.random.Generator:
+    """A generator for one group: seeded by ``seed`` and a stable hash of the group's key."""
+    digest = hashlib.blake2b(repr(key).encode("utf-8"), digest_size=16).digest()
+    words = np.frombuffer(digest, dtype=np.uint32).tolist()
+    return np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, *words]))
+
+
+def resample_totals(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """Column totals of ``values`` (documents x counts) over ``resamples`` bootstrap resamples.
+
+    Each resample draws ``len(values)`` documents with replacement. Returns resamples x counts.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    n_docs, n_cols = values.shape
+    out = np.zeros((resamples, n_cols), dtype=np.float64)
+    if n_docs == 0 or resamples == 0:
+        return out
+    batch = max(1, min(resamples, _DRAWS_PER_BATCH // n_docs))
+    for start in range(0, resamples, batch):
+        n = min(batch, resamples - start)
+        draws = rng.integers(0, n_docs, size=(n, n_docs))
+        draws += (np.arange(n, dtype=np.int64) * n_docs)[:, None]
+        weights = np.bincount(draws.ravel(), minlength=n * n_docs).reshape(n, n_docs)
+        out[start : start + n] = weights.astype(np.float64) @ values  # BLAS, exact integers
+    return out
+
+
+def _clusters(
+    frame: pd.DataFrame, cluster: Sequence[str], inputs: Sequence[str] = RATE_INPUTS
+) -> pd.DataFrame:
+    """``inputs`` summed per cluster, in cluster-key order (so a group's draws do not depend
+    on the order of its rows)."""
+    missing = [c for c in (*cluster, *inputs) if c not in frame.columns]
+    if missing:
+        raise KeyError(f"column(s) {', '.join(missing)} not in the document counts")
+    return frame.groupby(list(cluster), sort=True)[list(inputs)].sum()
+
+
+def _interval(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = 1.0 - confidence
+    with np.errstate(all="ignore"):
+        finite = np.isfinite(samples).any(axis=0)
+        low = np.full(samples.shape[1], np.nan)
+        high = np.full(samples.shape[1], np.nan)
+        if finite.any():
+            low[finite] = np.nanquantile(samples[:, finite], alpha / 2, axis=0)
+            high[finite] = np.nanquantile(samples[:, finite], 1 - alpha / 2, axis=0)
+    return low, high
+
+
+def _check(resamples: int, confidence: float) -> None:
+    if resamples < 1:
+        raise ValueError(f"resamples must be >= 1, not {resamples}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence {confidence} outside (0, 1)")
+
+
+def _groups(frame: pd.DataFrame, by: Sequence[str]):
+    if not by:
+        yield (), frame
+        return
+    yield from frame.groupby(list(by), sort=True, dropna=False)
+
+
+def bootstrap(
+    frame: pd.DataFrame,
+    inputs: Sequence[str],
+    statistic: Callable[[pd.DataFrame], pd.DataFrame],
+    by: Sequence[str] = (),
+    cluster: Sequence[str] = ("doc_id",),
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Percentile intervals of statistics of column totals, resampling clusters per group.
+
+    ``statistic`` maps a frame of totals of ``inputs`` (one row per resample) to a frame of
+    statistics (same rows, one column each). Rows with the same ``by`` and ``cluster`` key
+    are one resampling unit. Returns one row per (group, statistic): ``by...``, ``rate``
+    (the statistic's name), ``estimate`` (on the totals of the data), ``low``, ``high``,
+    ``documents`` (resampled units) and ``resamples``.
+    """
+    _check(resamples, confidence)
+    records = []
+    for key, part in _groups(frame, by):
+        key = key if isinstance(key, tuple) else (key,)
+        clusters = _clusters(part, cluster, inputs)
+        point = statistic(pd.DataFrame([clusters.sum()]))
+        totals = resample_totals(clusters.to_numpy(), resamples, group_rng(seed, key))
+        samples = statistic(pd.DataFrame(totals, columns=list(inputs)))
+        low, high = _interval(samples.to_numpy(np.float64), confidence)
+        for j, name in enumerate(samples.columns):
+            estimate = float(point[name].iloc[0])
+            records.append((*key, name, estimate, low[j], high[j], len(clusters), resamples))
+    columns = [*by, "rate", "estimate", "low", "high", "documents", "resamples"]
+    return pd.DataFrame(records, columns=columns)
+
+
+def bootstrap_rates(
+    doc_counts: pd.DataFrame,
+    by: Sequence[str] = (),
+    cluster: Sequence[str] = ("doc_id",),
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """A percentile bootstrap interval for every rate of :data:`RATES`, per group of ``by``.
+
+    ``doc_counts`` holds :data:`RATE_INPUTS` per row (see :func:`document_counts`); rows with
+    the same ``by`` and ``cluster`` key are one resampling unit (an original document: use
+    ``("dataset", "doc_id")`` when pooling datasets; rows of several models on the same
+    document stay together, as they are not independent either). Returns one row per
+    (group, rate): ``by...``, ``rate``, ``estimate`` (the pooled rate), ``low``, ``high``,
+    ``documents`` (resampled units) and ``resamples``.
+    """
+    return bootstrap(doc_counts, RATE_INPUTS, rate_table, by, cluster, resamples, seed, confidence)
+
+
+def compare_rates(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    by: Sequence[str] = (),
+    cluster: Sequence[str] = ("doc_id",),
+    resamples: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Is a rate different between side ``a`` and side ``b`` (two suites, or two models)?
+
+    Both sides are document counts (:func:`document_counts`) compared within each group of
+    ``by``. The statistic is ``rate(a) - rate(b)``; documents both sides share are drawn
+    once for both (paired), the rest independently per side. Returns one row per (group,
+    rate): the two pooled rates, the ``difference``, its percentile interval (``low``,
+    ``high``), the two-sided bootstrap ``p_value`` (twice the smaller tail share of resampled
+    differences at or beyond 0, with the +1 correction), ``significant`` (the interval excludes
+    0) and the numbers of ``shared`` documents and documents ``only_a`` / ``only_b``.
+    """
+    _check(resamples, confidence)
+    b_groups = dict(_groups(b, by))
+    records = []
+    for key, part_a in _groups(a, by):
+        part_b = b_groups.get(key, b.iloc[:0])
+        key = key if isinstance(key, tuple) else (key,)
+        ca, cb = _clusters(part_a, cluster), _clusters(part_b, cluster)
+        shared = ca.index.intersection(cb.index)
+        only_a, only_b = ca.index.difference(shared), cb.index.difference(shared)
+        rng = group_rng(seed, ("compare", *key))
+        k = len(RATE_INPUTS)
+        paired = np.hstack([ca.loc[shared].to_numpy(), cb.loc[shared].to_numpy()])
+        both = resample_totals(paired.reshape(len(shared), 2 * k), resamples, rng)
+        total_a = both[:, :k] + resample_totals(ca.loc[only_a].to_numpy(), resamples, rng)
+        total_b = both[:, k:] + resample_totals(cb.loc[only_b].to_numpy(), resamples, rng)
+        rate_a = rate_table(pd.DataFrame(total_a, columns=list(RATE_INPUTS))).to_numpy(np.float64)
+        rate_b = rate_table(pd.DataFrame(total_b, columns=list(RATE_INPUTS))).to_numpy(np.float64)
+        diff = rate_a - rate_b
+        point_a = rate_table(pd.DataFrame([ca.sum()])).iloc[0]
+        point_b = rate_table(pd.DataFrame([cb.sum()])).iloc[0]
+        low, high = _interval(diff, confidence)
+        for j, name in enumerate(RATES):
+            d = diff[:, j][np.isfinite(diff[:, j])]
+            if len(d):
+                tail = min(np.sum(d <= 0), np.sum(d >= 0))
+                p_value = min(1.0, 2 * (tail + 1) / (len(d) + 1))
+            else:
+                p_value = np.nan
+            estimate = float(point_a[name]) - float(point_b[name])
+            significant = bool(np.isfinite(low[j]) and (low[j] > 0 or high[j] < 0))
+            records.append(
+                (
+                    *key,
+                    name,
+                    float(point_a[name]),
+                    float(point_b[name]),
+                    estimate,
+                    low[j],
+                    high[j],
+                    p_value,
+                    significant,
+                    len(shared),
+                    len(only_a),
+                    len(only_b),
+                    resamples,
+                )
+            )
+    columns = [
+        *by,
+        "rate",
+        "rate_a",
+        "rate_b",
+        "difference",
+        "low",
+        "high",
+        "p_value",
+        "significant",
+        "shared",
+        "only_a",
+        "only_b",
+        "resamples",
+    ]
+    return pd.DataFrame(records, columns=columns)

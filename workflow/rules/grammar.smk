@@ -1,0 +1,29 @@
+# Grammatical validity (RQ2, RQ3.3): a balanced sample of originals, valid and discarded
+# mutants per (model, dataset), labelled by the model's outcomes and scored by a grammar
+# checker (hinter.grammaticality).
+
+
+rule grammar_scores:
+    """Grammar scores of the balanced sample of one (model, dataset)."""
+    input:
+        unpack(grammar_inputs),
+    output:
+        scores=L.grammar_scores("{model}", "{dataset}", "{variant}"),
+        summary=L.grammar_summary("{model}", "{dataset}", "{variant}"),
+    log:
+        L.logs("grammar", "{model}", "{variant}", "{dataset}"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        suites=lambda wc: suite_names(wc.dataset, model_track(wc.model), wc.model),
+        grammar=config["grammar"],
+        cache_dir=config["cache_dir"],
+    script:
+        "../scripts/grammar_scores.py"
+
+
+rule grammar:
+    """Target: the grammar scores of every sampled (model, dataset)."""
+    input:
+        all_grammar_scores(),
