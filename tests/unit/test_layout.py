@@ -85,9 +85,8 @@ def test_the_snakemake_wildcard_constraint_accepts_exactly_variant_names(repo):
 def test_no_run_directory_path_is_built_outside_the_layout(repo):
     """Rules, scripts, the CLI, the RQ modules, notebooks and tests name run files only through
     hinter.layout (a test's own scratch folders excepted)."""
-    folders = (
-        "(outcomes|predictions|mutants|validity|examples|grammar|data|models|parser|dictionary|rq[1-6])"
-    )
+    names = "outcomes predictions mutants validity examples grammar data models parser dictionary"
+    folders = "(" + "|".join([*names.split(), "rq[1-6]"]) + ")"
     pattern = rf'(\{{RUN\}}|\bLOGS\b|/ "{folders}" /|/{folders}/\{{)'
     where = ["workflow", "src", "notebooks", "tests", "Snakefile", ":!tests/unit/test_layout.py"]
     proc = subprocess.run(
@@ -95,8 +94,9 @@ def test_no_run_directory_path_is_built_outside_the_layout(repo):
         cwd=repo, capture_output=True, text=True,
     )  # fmt: skip
     # The content-addressed caches live under cache_dir, shipped inputs under resources/ and
-    # test fixtures under tests/data/, all outside any run directory.
-    outside = ("cache_dir", "resources", "RESOURCES", "rq1_golden")
+    # test fixtures under tests/data/ and a test's scratch files under tmp_path, all outside any
+    # run directory.
+    outside = ("cache_dir", "resources", "RESOURCES", "rq1_golden", "tmp_path /")
     hits = [
         line
         for line in proc.stdout.splitlines()
