@@ -4,8 +4,7 @@
 rule mutate:
     """Mutants of one suite for the documents of one shard, within the track's window."""
     input:
-        docs=lambda wc: L.tested(wc.dataset, wc.shard),
-        pairs=rules.compile_pairs.output.pairs,
+        unpack(mutate_inputs),
     output:
         mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
         stats=L.mutant_stats("{track}", "{dataset}", "{suite}", "{shard}"),
@@ -20,6 +19,9 @@ rule mutate:
         n_shards=lambda wc: len(shards(wc.dataset)),
         mutation=config["mutation"],
         seed=config["seed"],
+        llms=lambda wc: plan.track_llms(config, wc.track, wc.dataset),
+        cache_dir=config["cache_dir"],
+        from_hub=not DEMO,
     script:
         "../scripts/mutate.py"
 

@@ -5,20 +5,35 @@ from hinter.workflow import run
 
 
 def main():
-    wc = snakemake.wildcards
+    wc, params = snakemake.wildcards, snakemake.params
+    window, excluded = None, ()
+    if params.track.get("from_models"):
+        # The track's LLMs: what they read under every prompt, without their few-shot examples.
+        from hinter.models.llm import track_setup
+
+        window, excluded = track_setup(
+            params.llms,
+            dataset=wc.dataset,
+            meta_path=snakemake.input.meta,
+            train_path=snakemake.input.train,
+            cache_dir=params.cache_dir,
+            from_hub=params.from_hub,
+        )
     mutation.mutate_job(
         snakemake.input.docs,
         snakemake.input.pairs,
         snakemake.output.mutants,
         snakemake.output.stats,
-        suite=snakemake.params.suite,
+        suite=params.suite,
         track=wc.track,
-        track_spec=snakemake.params.track,
+        track_spec=params.track,
         dataset=wc.dataset,
         shard=wc.shard,
-        n_shards=snakemake.params.n_shards,
-        mutation=snakemake.params.mutation,
-        seed=snakemake.params.seed,
+        n_shards=params.n_shards,
+        mutation=params.mutation,
+        seed=params.seed,
+        window=window,
+        excluded=excluded,
     )
 
 
