@@ -47,6 +47,7 @@ from hinter.models.prompts import Prompt
 log = logging.getLogger(__name__)
 
 MAX_BACKOFF = 60.0  # seconds: the longest wait between two attempts
+BACKOFF_BASE = 0.5  # seconds: the first wait without Retry-After (doubling after each attempt)
 
 
 class ApiError(HinterError):
@@ -262,7 +263,7 @@ class OpenAIChat:
                 return min(MAX_BACKOFF, max(0.0, float(retry_after)))
             except ValueError:
                 pass
-        return min(MAX_BACKOFF, 0.5 * 2**attempt) * self._rng.uniform(0.5, 1.0)
+        return min(MAX_BACKOFF, BACKOFF_BASE * 2**attempt) * self._rng.uniform(0.5, 1.0)
 
     def _send(self, body: dict) -> dict | None:
         """One request with bounded retries: the response JSON, or None when it stayed

@@ -61,6 +61,17 @@ class TransformersChat:
         self._prefix: dict[tuple[int, ...], Any] = {}
         self.calls = 0  # generate() calls (a batch each)
 
+    @classmethod
+    def from_model(cls, model: Any, tokenizer: Any, batch_size: int = 8) -> TransformersChat:
+        """A backend around an already loaded model and tokenizer (benchmarks, tests)."""
+        self = cls.__new__(cls)
+        self.source = LLMSource("loaded", "loaded", "local", identity="loaded")
+        self.dtype, self.batch_size, self.device = str(model.dtype), batch_size, None
+        self.tokenizer = tokenizer
+        self.doc_tokenizer = HFDocTokenizer(tokenizer, "loaded")
+        self._model, self._prefix, self.calls = model, {}, 0
+        return self
+
     @property
     def identity(self) -> str:
         return identity_of(self.source)
