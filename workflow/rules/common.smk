@@ -189,6 +189,7 @@ def parser_input(wildcards):
 def predict_inputs(wc):
     """A model's inputs for one shard: its weights (an encoder) or its few-shot examples' train
     split (an LLM), the originals and every suite's mutants."""
+    check_planned(wc)
     track = model_track(wc.model)
     suites = suite_names(wc.dataset, track, wc.model)
     inputs = {
@@ -213,8 +214,17 @@ def mutate_inputs(wc):
     return inputs
 
 
+def check_planned(wc, suite=None):
+    """A model output is built only for what the config plans: its variants and suites."""
+    if wc.variant not in plan.variants(config, wc.model, wc.dataset):
+        raise ValueError(f"{wc.model} has no variant {wc.variant} on {wc.dataset}")
+    if suite is not None and suite not in suite_names(wc.dataset, model_track(wc.model), wc.model):
+        raise ValueError(f"{wc.model} is not tested on suite {suite} of {wc.dataset}")
+
+
 def outcome_inputs(wc):
     """Everything the oracle needs for one (model, dataset, suite), over all shards."""
+    check_planned(wc, wc.suite)
     track = model_track(wc.model)
     return {
         "docs": [L.tested(wc.dataset, sh) for sh in shards(wc.dataset)],
