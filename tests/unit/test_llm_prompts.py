@@ -114,9 +114,9 @@ def test_demo_rule_first_distinct_label_sets():
     )
     spec = load_prompt_spec("imdb")
     examples = resolve_examples(spec, train)  # the paper's indices do not exist here
-    # label sets {1} and {0} first, completed by the next document in order
-    assert [e.index for e in examples] == [0, 1, 2]
-    assert excluded_documents(examples) == ["train-000000", "train-000001", "train-000002"]
+    # label sets {1} and {0} first, completed by the next document: positive, negative, positive
+    assert [e.index for e in examples] == [0, 2, 1]
+    assert excluded_documents(examples) == ["train-000000", "train-000002", "train-000001"]
     with pytest.raises(DataError, match="beyond the 6 rows"):
         resolve_examples(spec, train, from_hub=True)
     with pytest.raises(DataError, match="3 few-shot examples are needed"):

@@ -265,7 +265,8 @@ def check_paper_examples(
 
 
 def _distinct_label_rows(labels: Sequence[Sequence[int]], k: int) -> list[int]:
-    """First rows with label sets not seen before, completed (in order) by the next rows."""
+    """First rows with label sets not seen before, completed by the next rows, in that order
+    (binary labels give A, B, A, like the paper's IMDB examples, not A, A, B)."""
     chosen: list[int] = []
     seen: set[tuple[int, ...]] = set()
     for i, row in enumerate(labels):
@@ -280,7 +281,7 @@ def _distinct_label_rows(labels: Sequence[Sequence[int]], k: int) -> list[int]:
             break
         if i not in chosen:
             chosen.append(i)
-    return sorted(chosen)
+    return chosen
 
 
 def excluded_documents(examples: Sequence[Example]) -> list[str]:
