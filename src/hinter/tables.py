@@ -33,6 +33,18 @@ TESTED_DOCUMENTS = pa.schema(
     ]
 )
 
+# results/<run>/mutants/<track>/<dataset>/windows/<shard>.parquet — an LLM track's window per
+# tested document of a shard: `end` = the character offset where what every LLM of the track
+# reads of it ends (under every prompt it runs with), `excluded` = a few-shot example (never
+# mutated). Written by hinter.models.llm.write_track_windows.
+WINDOWS = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("end", pa.int64()),
+        pa.field("excluded", pa.bool_()),
+    ]
+)
+
 # results/<run>/dictionary/pairs.parquet — directed word pairs of every attribute.
 PAIRS = pa.schema(
     [

@@ -20,7 +20,13 @@ from hinter.errors import DataError
 from hinter.models import llm_loading
 from hinter.models.chat_transformers import TransformersChat
 from hinter.models.inference import predictions_metadata, run_predict_stage
-from hinter.models.llm import LLMPredictor, load_prompt, track_setup
+from hinter.models.llm import (
+    LLMPredictor,
+    load_prompt,
+    read_track_windows,
+    track_setup,
+    write_track_windows,
+)
 from hinter.models.llm_loading import resolve_llm
 
 
@@ -255,10 +261,22 @@ def test_mutation_skips_the_examples_and_follows_the_track_caps(tiny, imdb, tmp_
         ),
         pairs,
     )  # fmt: skip
-    window, excluded = track_setup(
-        [("m", llm_spec(tiny), ["default"])], dataset="imdb", meta_path=imdb / "meta.json",
-        train_path=imdb / "train.parquet", cache_dir=tmp_path, from_hub=False,
+    # The workflow computes the windows once per shard (a table), then mutates every suite.
+    llms = [("m", llm_spec(tiny, context_tokens=420), ["default"])]
+    windows = tmp_path / "windows.parquet"
+    write_track_windows(
+        llms, dataset="imdb", docs_path=imdb / "tested.parquet", meta_path=imdb / "meta.json",
+        train_path=imdb / "train.parquet", out_path=windows, cache_dir=tmp_path, from_hub=False,
     )  # fmt: skip
+    window, excluded = read_track_windows(windows, imdb / "tested.parquet")
+    direct, direct_excluded = track_setup(
+        llms, dataset="imdb", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
+        cache_dir=tmp_path, from_hub=False,
+    )  # fmt: skip
+    texts = io.read_parquet(imdb / "tested.parquet").column("text").to_pylist()
+    assert window.ends(texts) == direct.ends(texts)
+    assert any(end < len(t) for end, t in zip(window.ends(texts), texts, strict=True))
+    assert sorted(excluded) == direct_excluded and window.max_tokens == direct.max_tokens
     stats = mutate_job(
         str(imdb / "tested.parquet"), str(pairs), str(tmp_path / "m.parquet"),
         str(tmp_path / "m.json"), suite=plan.Suite(("gender",)), track="llm",

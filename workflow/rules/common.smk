@@ -206,11 +206,10 @@ def predict_inputs(wc):
 
 def mutate_inputs(wc):
     """A suite's inputs: the shard's documents, the pairs, and for a track whose window comes
-    from its LLMs the train split and labels that their prompts are made of."""
+    from its LLMs the shard's windows (what they read, their few-shot examples)."""
     inputs = {"docs": L.tested(wc.dataset, wc.shard), "pairs": L.dictionary("pairs.parquet")}
     if from_models(wc.track):
-        inputs["train"] = L.documents(wc.dataset, "train")
-        inputs["meta"] = L.meta(wc.dataset)
+        inputs["windows"] = L.windows(wc.track, wc.dataset, wc.shard)
     return inputs
 
 

@@ -9,16 +9,9 @@ def main():
     window, excluded = None, ()
     if params.track.get("from_models"):
         # The track's LLMs: what they read under every prompt, without their few-shot examples.
-        from hinter.models.llm import track_setup
+        from hinter.models.llm import read_track_windows
 
-        window, excluded = track_setup(
-            params.llms,
-            dataset=wc.dataset,
-            meta_path=snakemake.input.meta,
-            train_path=snakemake.input.train,
-            cache_dir=params.cache_dir,
-            from_hub=params.from_hub,
-        )
+        window, excluded = read_track_windows(snakemake.input.windows, snakemake.input.docs)
     mutation.mutate_job(
         snakemake.input.docs,
         snakemake.input.pairs,

@@ -343,3 +343,79 @@ def track_setup(
         names.append(name)
     window = PromptWindow(parts, name="prompt:" + "+".join(names))
     return window, sorted(excluded)
+
+
+def write_track_windows(
+    llms: Sequence[tuple[str, Mapping[str, Any], Sequence[str]]],
+    *,
+    dataset: str,
+    docs_path: str | Path,
+    meta_path: str | Path,
+    train_path: str | Path,
+    out_path: str | Path,
+    cache_dir: str | Path,
+    from_hub: bool,
+    batch_size: int = 256,
+) -> int:
+    """The WINDOWS table of one shard: each tested document's window end under the track's
+    LLMs and prompts, and whether it is a few-shot example. Returns the number of documents."""
+    window, excluded = track_setup(
+        llms, dataset=dataset, meta_path=meta_path, train_path=train_path,
+        cache_dir=cache_dir, from_hub=from_hub,
+    )  # fmt: skip
+    docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
+    ids, texts = docs.column("doc_id").to_pylist(), docs.column("text").to_pylist()
+    ends: list[int | None] = []
+    for start in range(0, len(texts), batch_size):
+        part = texts[start : start + batch_size]
+        usable = [t for t in part if isinstance(t, str)]
+        found = iter(window.ends(usable))
+        ends.extend(next(found) if isinstance(t, str) else None for t in part)
+    table = pa.table(
+        {"doc_id": ids, "end": ends, "excluded": [d in set(excluded) for d in ids]},
+        schema=tables.WINDOWS,
+    )
+    schema = tables.WINDOWS.with_metadata(
+        {b"hinter": json.dumps({"name": window.name, "max_tokens": window.max_tokens}).encode()}
+    )
+    io.write_parquet(table.cast(schema), out_path, schema)
+    log.info(
+        "%s windows of %d documents (%d few-shot examples left out), at most %d tokens",
+        window.name, len(ids), sum(d in set(excluded) for d in ids), window.max_tokens,
+    )  # fmt: skip
+    return len(ids)
+
+
+class TableWindow:
+    """A track window read from its WINDOWS table (no tokenizer needed): ends by text."""
+
+    def __init__(self, ends: Mapping[str, int], name: str, max_tokens: int):
+        self._ends = dict(ends)
+        self.name = name
+        self.max_tokens = max_tokens
+
+    def ends(self, texts: Sequence[str]) -> list[int]:
+        from hinter.edits import text_hash
+
+        return [self._ends.get(text_hash(t), len(t)) for t in texts]
+
+
+def read_track_windows(path: str | Path, docs_path: str | Path) -> tuple[TableWindow, list[str]]:
+    """The window and the excluded documents of one shard, for the mutation of every suite."""
+    import pyarrow.parquet as pq
+
+    from hinter.edits import text_hash
+
+    windows = io.read_parquet(path, tables.WINDOWS).to_pylist()
+    meta = json.loads((pq.read_schema(path).metadata or {}).get(b"hinter", b"{}"))
+    docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
+    text_of = dict(zip(docs.column("doc_id").to_pylist(), docs.column("text").to_pylist(),
+                       strict=True))  # fmt: skip
+    ends = {}
+    for row in windows:
+        text = text_of.get(row["doc_id"])
+        if isinstance(text, str) and row["end"] is not None:
+            ends[text_hash(text)] = row["end"]
+    excluded = [row["doc_id"] for row in windows if row["excluded"]]
+    window = TableWindow(ends, meta.get("name", "prompt"), int(meta.get("max_tokens", 0)))
+    return window, excluded
