@@ -98,16 +98,20 @@ def test_artifact_failure_cases(dataset, raw, labels, status):
     assert parse(dataset, raw) == (labels, status)
 
 
-# Answers SmolLM2-135M-Instruct gave in the demo (IMDB and SCOTUS prompts, greedy), free-form
-# ones included: the parser must read them as a person would.
+# Answers SmolLM2-135M-Instruct gave to the demo's IMDB and SCOTUS prompts (greedy; demo run of
+# 2026-11-23), and the free-form ones measured when the issue was written: the parser must read
+# them as a person would.
 SMOLLM2_ANSWERS = [
     ("imdb", "Answer: Negative.", ["Negative"], ANSWER),
     ("imdb", "Answer: Positive.", ["Positive"], ANSWER),
+    ("scotus", "Answer: Unions.", ["Unions"], ANSWER),
+    ("scotus", "Answer: Civil Rights.", ["Civil Rights"], ANSWER),
+    ("scotus", "Answer: Judicial Power.", ["Judicial Power"], ANSWER),
+    ("scotus", "Answer: Miscellaneous Matters.", ["Miscellaneous"], ANSWER),
+    ("scotus", "Answer: Miscellaneous matters.", ["Miscellaneous"], ANSWER),
+    ("scotus", "Answer: Unites.", [], NO_ANSWER),  # not a label: no answer, kept and counted
     ("imdb", "The sentiment of this review is negative", ["Negative"], ANSWER),
     ("imdb", "This review is negative.", ["Negative"], ANSWER),
-    ("scotus", "Answer: Civil Rights.", ["Civil Rights"], ANSWER),
-    ("scotus", "Answer: Unions.", ["Unions"], ANSWER),
-    ("scotus", "Answer: Economic Activity.", ["Economic Activity"], ANSWER),
 ]
 
 
