@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from hinter.models.context import ChatFrame, HFDocTokenizer, chat_frame
+from hinter.models.context import ChatFrame, HFDocTokenizer, Progress, chat_frame
 from hinter.models.inference import padded_batches
 from hinter.models.llm_loading import (
     LLMSource,
@@ -149,6 +149,7 @@ class TransformersChat:
         out: list[dict | None] = [None] * len(docs)
         p = len(prefix)
         pad = config.pad_token_id
+        progress = Progress(len(docs), "generated")
         for batch in padded_batches([str(i) for i in order], lengths, self.batch_size):
             rows = [int(i) for i in batch]
             rests = [list(map(int, docs[i])) + suffix for i in rows]
@@ -175,6 +176,7 @@ class TransformersChat:
             logits = [step.float().cpu() for step in result.logits]
             for r, i in enumerate(rows):
                 out[i] = self._record(new[r], [step[r] for step in logits], config)
+            progress.add(len(rows))
         return out  # type: ignore[return-value]
 
     def generate_one_by_one(self, frame: ChatFrame, docs: Sequence[np.ndarray]) -> list[dict]:
