@@ -136,6 +136,13 @@ def _check_references(cfg: dict) -> None:
             raise _unknown(f"mutation.shards.{ds}", ds, "dataset", KNOWN_DATASETS)
     tracks = mutation["tracks"]
     for name, track in tracks.items():
+        if not track["from_models"]:
+            for required in ("tokenizer", "max_tokens"):
+                if required not in track:
+                    raise ConfigError(
+                        f"config key 'mutation.tracks.{name}.{required}': required unless "
+                        "from_models is true"
+                    )
         for ds in track.get("per_dataset", {}):
             if ds not in KNOWN_DATASETS:
                 raise _unknown(
@@ -175,6 +182,14 @@ def _check_references(cfg: dict) -> None:
     for ds in models["training"]["per_dataset"]:
         if ds not in KNOWN_DATASETS:
             raise _unknown(f"models.training.per_dataset.{ds}", ds, "dataset", KNOWN_DATASETS)
+    for name, spec in models["encoders"].items():
+        if tracks[spec["track"]]["from_models"]:
+            raise ConfigError(
+                f"config key 'models.encoders.{name}.track': track {spec['track']!r} takes its "
+                "window from LLMs (from_models); give the encoder a track with a tokenizer"
+            )
+    _check_llms(models["llms"])
+    _check_sensitivity(cfg["sensitivity"], models["llms"])
 
     for i, extra in enumerate(mutation["higher_orders"]):
         key = f"mutation.higher_orders.{i}"
@@ -189,3 +204,46 @@ def _check_references(cfg: dict) -> None:
         for model in extra.get("models") or []:
             if model not in model_names:
                 raise _unknown(f"{key}.models", model, "model", model_names)
+
+
+def _check_llms(llms: dict) -> None:
+    for name, spec in llms.items():
+        key = f"models.llms.{name}"
+        for ds in spec["datasets"]:
+            if ds not in spec["max_new_tokens"]:
+                raise ConfigError(f"config key '{key}.max_new_tokens': no answer budget for {ds}")
+        if spec["backend"] == "openai" and not spec.get("tokenizer"):
+            raise ConfigError(
+                f"config key '{key}.tokenizer': required for an openai model (tiktoken:<encoding>"
+                ", e.g. tiktoken:cl100k_base for gpt-3.5, or a HuggingFace tokenizer)"
+            )
+        if spec["backend"] == "transformers" and spec.get("tokenizer"):
+            raise ConfigError(
+                f"config key '{key}.tokenizer': a transformers model always counts with its own "
+                "tokenizer; remove the key"
+            )
+
+
+def _check_sensitivity(sens: dict, llms: dict) -> None:
+    """RQ6's variants: LLMs on datasets they test, prompt templates that exist."""
+    from hinter.models.prompts import PROMPTS_DIR, template_names
+
+    for model in sens["models"]:
+        if model not in llms:
+            raise _unknown("sensitivity.models", model, "LLM", llms)
+    for ds in sens["datasets"]:
+        if ds not in KNOWN_DATASETS:
+            raise _unknown("sensitivity.datasets", ds, "dataset", KNOWN_DATASETS)
+    if "default" in sens["prompts"]:
+        raise ConfigError(
+            "config key 'sensitivity.prompts': 'default' is always run; list the alternatives"
+        )
+    if not sens["prompts"]:
+        return
+    for ds in sens["datasets"]:
+        if not any(ds in llms[m]["datasets"] for m in sens["models"]):
+            continue
+        known = template_names(ds, PROMPTS_DIR)
+        for prompt in sens["prompts"]:
+            if prompt not in known:
+                raise _unknown("sensitivity.prompts", prompt, f"{ds} prompt template", known)

@@ -99,6 +99,11 @@ class RunLayout:
         return self._join("parser", name)
 
     # -- mutants and validity ----------------------------------------------------------------
+    def windows(self, track: str, dataset: str, shard: str) -> str:
+        """What an LLM track's models read of each document of a shard (:data:`hinter.tables.
+        WINDOWS`): computed once per shard, read by every suite's mutation."""
+        return self._join("mutants", track, dataset, "windows", f"{shard}.parquet")
+
     def mutants(self, track: str, dataset: str, suite: str, shard: str) -> str:
         """Mutants of one suite and shard, as edits (:data:`hinter.tables.MUTANTS`)."""
         return self._join("mutants", track, dataset, suite, f"{shard}.parquet")

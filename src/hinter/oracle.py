@@ -14,7 +14,9 @@ Conventions (documented in ``hinter.tables.OUTCOMES``):
 - a flip counts only when both predictions have ``confidence >= threshold`` (0 = every flip);
 - a ``skipped_identical`` prediction (the model sees the original's text) takes the original's
   labels and confidence, so it is benign;
-- a model error on the original or the mutant leaves the outcome unknown (null), never benign.
+- a model error on the original or the mutant leaves the outcome unknown (null), never benign;
+- an LLM answer that could not be parsed (``answer_status = no_answer``) is the empty label set:
+  it is compared like any other outcome, and its correctness is ``no_answer`` (RQ1 Fig. 6).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ STATUS_NOT_PREDICTED = "not_predicted"
 PRED_OK = "ok"
 PRED_SKIPPED = "skipped_identical"
 PRED_ERROR = "error"
+ANSWER_NONE = "no_answer"  # PREDICTIONS.answer_status of an unparseable LLM answer
 
 RIGHT = "right"
 WRONG = "wrong"
@@ -88,15 +91,18 @@ def is_confident(confidence: float | None, threshold: float) -> bool:
     return confidence is not None and not math.isnan(confidence) and confidence >= threshold
 
 
-def correctness(predicted: str | None, gold: str | None, empty_is_answer: bool) -> str | None:
+def correctness(
+    predicted: str | None, gold: str | None, empty_is_answer: bool, answered: bool = True
+) -> str | None:
     """right | wrong | no_answer against the gold label set (exact set match); None if unknown.
 
     An empty predicted set is "no answer" unless the dataset gives the empty set a meaning
-    (ECtHR: no violation), where it is compared like any other answer.
+    (ECtHR: no violation), where it is compared like any other answer. An LLM answer that could
+    not be parsed (``answered`` false) is "no answer" whatever the dataset.
     """
     if predicted is None or gold is None:
         return None
-    if predicted == "" and not empty_is_answer:
+    if not answered or (predicted == "" and not empty_is_answer):
         return NO_ANSWER
     return RIGHT if predicted == gold else WRONG
 
@@ -107,6 +113,7 @@ class _Prediction:
     labels: list[int] | None
     confidence: float | None
     status: str
+    answered: bool = True  # False for an unparseable LLM answer
 
 
 def _index_predictions(
@@ -118,17 +125,25 @@ def _index_predictions(
     columns = [
         predictions[c].to_pylist() for c in ("text_id", "kind", "labels", "confidence", "status")
     ]
-    for text_id, kind, labels, confidence, status in zip(*columns, strict=True):
+    if "answer_status" in predictions.column_names:
+        columns.append(predictions["answer_status"].to_pylist())
+    else:
+        columns.append([None] * predictions.num_rows)
+    for text_id, kind, labels, confidence, status, answer in zip(*columns, strict=True):
         target = originals if kind == "original" else mutants
         if text_id not in target:
-            target[text_id] = _Prediction(label_key(labels), labels, confidence, status)
+            target[text_id] = _Prediction(
+                label_key(labels), labels, confidence, status, answer != ANSWER_NONE
+            )
     return originals, mutants
 
 
 def _effective(pred: _Prediction, original: _Prediction) -> _Prediction:
     """A skipped (identical) mutant is the original as far as the model is concerned."""
     if pred.status == PRED_SKIPPED:
-        return _Prediction(original.key, original.labels, original.confidence, PRED_SKIPPED)
+        return _Prediction(
+            original.key, original.labels, original.confidence, PRED_SKIPPED, original.answered
+        )
     return pred
 
 
@@ -299,10 +314,14 @@ def suite_outcomes(
         for name, value in parent_cols.items():
             out[name].append(value)
         out["correct_original"].append(
-            correctness(original.key, gold, empty_is_answer) if ok_original else None
+            correctness(original.key, gold, empty_is_answer, original.answered)
+            if ok_original
+            else None
         )
         out["correct_mutant"].append(
-            correctness(pred.key, gold, empty_is_answer) if status == STATUS_OK else None
+            correctness(pred.key, gold, empty_is_answer, pred.answered)
+            if status == STATUS_OK
+            else None
         )
     return pa.Table.from_pydict(out, schema=tables.OUTCOMES)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import combinations
 
+from hinter.layout import DEFAULT_VARIANT, Variant
+
 # The paper names the race x gender combination "race+gender"; every other suite lists its
 # attributes alphabetically (DESIGN §4: inter-body+gender, inter-body+race, inter-body+gender+race).
 _PAPER_ORDER = {("gender", "race"): ("race", "gender")}
@@ -39,11 +41,6 @@ class ModelRun:
     dataset: str
     kind: str  # "encoder" | "llm"
     track: str
-
-    @property
-    def implemented(self) -> bool:
-        """Whether the workflow can predict with this run yet (the LLM stage is not wired in)."""
-        return self.kind == "encoder"
 
 
 def suite_name(attributes: tuple[str, ...] | list[str]) -> str:
@@ -78,6 +75,38 @@ def model_runs(config: dict) -> list[ModelRun]:
         for ds in spec["datasets"]:
             runs.append(ModelRun(name, ds, "llm", spec.get("track", "llm")))
     return [r for r in runs if r.dataset in config["datasets"]]
+
+
+def llm_spec(config: dict, model: str) -> dict | None:
+    """The ``models.llms`` entry of a model, or None for an encoder."""
+    return config.get("models", {}).get("llms", {}).get(model)
+
+
+def variants(config: dict, model: str, dataset: str) -> list[str]:
+    """Variant names of a (model, dataset): ``default``, then RQ6's repeated runs
+    (``default-run2`` ...) and alternative prompt templates, where ``sensitivity`` names both."""
+    names = [DEFAULT_VARIANT]
+    sens = config.get("sensitivity") or {}
+    if model in (sens.get("models") or []) and dataset in (sens.get("datasets") or []):
+        names += [Variant(DEFAULT_VARIANT, k).name for k in range(2, int(sens["runs"]) + 1)]
+        names += [Variant(p).name for p in sens.get("prompts") or []]
+    return names
+
+
+def prompt_templates(config: dict, model: str, dataset: str) -> list[str]:
+    """Prompt templates an LLM is run with on a dataset (its variants' templates)."""
+    return list(
+        dict.fromkeys(Variant.from_name(v).prompt for v in variants(config, model, dataset))
+    )
+
+
+def track_llms(config: dict, track: str, dataset: str) -> list[tuple[str, dict, list[str]]]:
+    """(name, spec, templates) of the LLMs that test ``dataset`` in ``track`` (its window)."""
+    return [
+        (r.model, llm_spec(config, r.model), prompt_templates(config, r.model, r.dataset))
+        for r in model_runs(config)
+        if r.kind == "llm" and r.track == track and r.dataset == dataset
+    ]
 
 
 def tracks(config: dict, dataset: str) -> list[str]:

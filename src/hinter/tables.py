@@ -33,6 +33,18 @@ TESTED_DOCUMENTS = pa.schema(
     ]
 )
 
+# results/<run>/mutants/<track>/<dataset>/windows/<shard>.parquet — an LLM track's window per
+# tested document of a shard: `end` = the character offset where what every LLM of the track
+# reads of it ends (under every prompt it runs with), `excluded` = a few-shot example (never
+# mutated). Written by hinter.models.llm.write_track_windows.
+WINDOWS = pa.schema(
+    [
+        pa.field("doc_id", pa.string(), nullable=False),
+        pa.field("end", pa.int64()),
+        pa.field("excluded", pa.bool_()),
+    ]
+)
+
 # results/<run>/dictionary/pairs.parquet — directed word pairs of every attribute.
 PAIRS = pa.schema(
     [
@@ -81,8 +93,13 @@ VALIDITY = pa.schema(
     ]
 )
 
-# results/<run>/predictions/<model>/<dataset>/<shard>.parquet — originals (text_id = doc_id)
-# and mutants (text_id = mutant_id). status: ok | skipped_identical | error.
+# results/<run>/predictions/<model>/<variant>/<dataset>/<shard>.parquet — originals (text_id =
+# doc_id) and mutants (text_id = mutant_id). status: ok | skipped_identical | error.
+# LLMs (null for encoders): `answer` is the raw generated text, `answer_status` answer | none
+# (an explicit "None.": the empty set as an answer) | no_answer (unparseable: labels = [], kept
+# and counted); `scores` is empty and `confidence` the answer's probability
+# (hinter.models.answers). The file's Parquet metadata (key "hinter") records how the
+# predictions were made: backend, model, prompt, generation settings.
 PREDICTIONS = pa.schema(
     [
         pa.field("text_id", pa.string(), nullable=False),
@@ -91,6 +108,8 @@ PREDICTIONS = pa.schema(
         pa.field("scores", pa.list_(pa.float32())),
         pa.field("confidence", pa.float32()),
         pa.field("status", pa.string()),
+        pa.field("answer", pa.string()),
+        pa.field("answer_status", pa.string()),
     ]
 )
 
@@ -110,7 +129,8 @@ PREDICTIONS = pa.schema(
 #   with E = error (bias), B = benign; "parent discarded" when a parent is invalid; null for a
 #   discarded mutant or an unknown outcome.
 # - correct_*: right | wrong | no_answer against the gold set (exact set match; an empty
-#   prediction is no_answer unless meta.json names the empty set, as ECtHR's "none");
+#   prediction is no_answer unless meta.json names the empty set, as ECtHR's "none"; an
+#   unparseable LLM answer, answer_status no_answer, is always no_answer);
 #   null without gold labels or an outcome.
 OUTCOMES = pa.schema(
     [

@@ -112,3 +112,54 @@ def test_yaml_syntax_error_names_file_and_line(tmp_path):
     bad.write_text("run_name: x\ndatasets: [imdb\n")
     with pytest.raises(ConfigError, match=r"bad\.yaml:\d+: invalid YAML"):
         load_yaml(bad)
+
+
+def _llm_error(paper, patch) -> str:
+    cfg = copy.deepcopy(paper)
+    patch(cfg)
+    return _error(cfg)
+
+
+@pytest.mark.parametrize(
+    ("patch", "expected"),
+    [
+        (
+            lambda c: c["models"]["llms"]["gpt35"].pop("tokenizer"),
+            "config key 'models.llms.gpt35.tokenizer': required for an openai model",
+        ),
+        (
+            lambda c: c["models"]["llms"]["llama2"].update(tokenizer="x"),
+            "config key 'models.llms.llama2.tokenizer': a transformers model always counts",
+        ),
+        (
+            lambda c: c["models"]["llms"]["llama2"].update(max_new_tokens={"imdb": 7}),
+            "config key 'models.llms.llama2.max_new_tokens': no answer budget for ecthr_a",
+        ),
+        (
+            lambda c: c["sensitivity"].update(models=["bert"]),
+            "config key 'sensitivity.models': unknown LLM 'bert'",
+        ),
+        (
+            lambda c: c["sensitivity"].update(prompts=["alt1", "alt9"]),
+            "config key 'sensitivity.prompts': unknown imdb prompt template 'alt9'",
+        ),
+        (
+            lambda c: c["sensitivity"].update(prompts=["default"]),
+            "config key 'sensitivity.prompts': 'default' is always run",
+        ),
+        (
+            lambda c: c["mutation"]["tracks"].update(llm={"max_tokens": 100}),
+            "config key 'mutation.tracks.llm.tokenizer': required unless from_models",
+        ),
+        (
+            lambda c: c["models"]["encoders"]["bert"].update(track="llm"),
+            "config key 'models.encoders.bert.track': track 'llm' takes its window from LLMs",
+        ),
+        (
+            lambda c: c["models"]["llms"]["gpt35"].update(backend="vllm"),
+            "config key 'models.llms.gpt35.backend': 'vllm' is not one of",
+        ),
+    ],
+)
+def test_llm_and_sensitivity_errors_name_the_key(paper, patch, expected):
+    assert _llm_error(paper, patch).startswith(expected)

@@ -77,3 +77,34 @@ def test_unlimited_request_wins_over_limited(demo):
 def test_shards(paper, demo):
     assert plan.shard_ids(paper, "eurlex")[-1] == "031"
     assert plan.shard_ids(demo, "imdb") == ["000", "001"]
+
+
+def test_rq6_variants_are_planned_from_the_sensitivity_section(paper, demo):
+    assert plan.variants(paper, "llama2", "imdb") == [
+        "default",
+        "default-run2",
+        "default-run3",
+        "alt1",
+        "alt2",
+    ]
+    assert plan.variants(paper, "llama2", "ecthr_a") == ["default"]
+    assert plan.variants(paper, "gpt35", "imdb") == ["default"]
+    assert plan.variants(paper, "bert", "scotus") == ["default"]
+    assert plan.prompt_templates(paper, "llama2", "scotus") == ["default", "alt1", "alt2"]
+    assert plan.variants(demo, "smollm2", "scotus") == ["default", "default-run2", "alt1"]
+
+
+def test_llm_tracks_know_their_models_and_prompts(paper):
+    llms = plan.track_llms(paper, "llm", "imdb")
+    assert [(name, templates) for name, _, templates in llms] == [
+        ("llama2", ["default", "alt1", "alt2"]),
+        ("gpt35", ["default"]),
+    ]
+    assert llms[1][1]["tokenizer"] == "tiktoken:cl100k_base"
+    assert plan.track_llms(paper, "encoder", "scotus") == []
+    runs = plan.model_runs(paper)
+    assert {(r.model, r.dataset) for r in runs if r.kind == "llm"} == {
+        (m, d)
+        for m in ("llama2", "gpt35")
+        for d in ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
+    }

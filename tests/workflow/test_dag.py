@@ -39,7 +39,34 @@ def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
     )
     assert counts["mutate"] == expected
     assert counts["check_invariant"] == expected
+    # Predictions: 4 encoders on the LexGLUE shards; Llama 2 and GPT-3.5 on every shard of the
+    # five datasets; Llama 2's four RQ6 variants (2 more runs, 2 templates) on IMDB and SCOTUS.
+    encoders = 4 * sum(n for d, n in shards.items() if d != "imdb")
+    llms = 2 * sum(shards.values())
+    rq6 = 4 * (shards["imdb"] + shards["scotus"])
+    assert counts["predict"] == encoders + llms + rq6
+    # Outcomes: 16 encoder runs x 6 suites; 2 LLMs x 5 datasets x 6 suites + Llama 2's N=3 IMDB
+    # suite; the variants' suites (IMDB 7, SCOTUS 6).
+    assert counts["outcomes"] == 16 * 6 + (2 * 5 * 6 + 1) + 4 * (7 + 6)
     assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
+
+
+def test_paper_llm_targets_plan_offline_without_an_api_key(tmp_path, run_snakemake):
+    """Llama 2 (N=3 on IMDB) and GPT-3.5 are planned offline with no API key in sight."""
+    from hinter.layout import RunLayout
+
+    run = RunLayout("results/paper")
+    targets = [
+        run.outcomes("llama2", "imdb", "inter-body+gender+race"),
+        run.outcomes("gpt35", "ecthr_a", "inter-race+gender"),
+        run.outcomes("llama2", "scotus", "atomic-race", "alt2"),
+        run.predictions("gpt35", "eurlex", "031"),
+    ]
+    proc = run_snakemake("-n", *targets, workdir=tmp_path, env={"OPENAI_API_KEY": ""})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    missing = run.outcomes("gpt35", "imdb", "inter-body+gender+race")
+    proc = run_snakemake("-n", missing, workdir=tmp_path)
+    assert proc.returncode != 0  # RQ5's N=3 suite is Llama 2's only
 
 
 def test_demo_dag_dry_run(tmp_path, run_snakemake):

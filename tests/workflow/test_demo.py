@@ -86,19 +86,25 @@ def test_validity_summaries_show_discards_by_reason(demo_run):
 
 
 def test_predictions_cover_originals_and_every_valid_mutant(demo_run, config):
+    from hinter.models.inference import predictions_metadata
+
     layout = RunLayout(str(demo_run))
     for run in plan.model_runs(config):
         for shard in plan.shard_ids(config, run.dataset):
-            predicted = set(
-                pq.read_table(
-                    layout.predictions(run.model, run.dataset, shard),
-                    columns=["text_id"],
-                )
-                .column("text_id")
-                .to_pylist()
-            )
-            docs = pq.read_table(layout.tested(run.dataset, shard))
-            assert set(docs.column("doc_id").to_pylist()) <= predicted
+            path = layout.predictions(run.model, run.dataset, shard)
+            predicted = set(pq.read_table(path, columns=["text_id"]).column("text_id").to_pylist())
+            docs = pq.read_table(layout.tested(run.dataset, shard)).to_pylist()
+            tested = {d["doc_id"] for d in docs}
+            if run.kind == "llm":  # its few-shot examples and the track's document cap
+                meta = predictions_metadata(path)
+                limit = meta["track_max_documents"]
+                tested = {
+                    d["doc_id"]
+                    for d in docs
+                    if d["doc_id"] not in meta["examples"] and d["position"] < limit
+                }
+                assert not set(meta["examples"]) & predicted
+            assert tested <= predicted
             for suite in plan.suites(config, run.dataset, run.track, run.model):
                 path = layout.validity(run.track, run.dataset, suite.name, shard)
                 validity = pq.read_table(path).to_pylist()
@@ -111,6 +117,40 @@ def test_performance_table_lists_every_demo_model(demo_run, config):
     ours = {(r["model"], r["dataset"]) for r in rows}
     for run in plan.model_runs(config):
         assert (run.model, run.dataset) in ours
+
+
+def test_llm_is_tested_like_an_encoder(demo_run, config):
+    """SmolLM2 answers the demo's IMDB and SCOTUS prompts (parsed exactly, with confidence), its
+    outcomes sit in the RQ1 tables beside the encoders', its few-shot examples are never
+    mutated, and RQ6's variants are there (greedy repeats equal the first run)."""
+    from hinter.models.inference import predictions_metadata
+
+    run = RunLayout(str(demo_run))
+    statuses: dict[str, int] = {}
+    for dataset in ("imdb", "scotus"):
+        path = run.predictions("smollm2", dataset, "000")
+        rows = pq.read_table(path).to_pylist()
+        for row in rows:
+            statuses[row["answer_status"]] = statuses.get(row["answer_status"], 0) + 1
+            assert row["answer"] is not None and 0 <= row["confidence"] <= 1
+        meta = predictions_metadata(path)
+        assert meta["backend"] == "transformers" and meta["generation"]["do_sample"] is False
+        for suite in plan.suites(config, dataset, "llm", "smollm2"):
+            mutants = pq.read_table(run.mutants("llm", dataset, suite.name, "000"))
+            assert not set(mutants.column("doc_id").to_pylist()) & set(meta["examples"])
+        variants = plan.variants(config, "smollm2", dataset)
+        assert variants == ["default", "default-run2", "alt1"]
+        for variant in variants:
+            other = pq.read_table(run.predictions("smollm2", dataset, "000", variant))
+            if variant.startswith("default-run"):
+                assert other.equals(pq.read_table(path))
+            outcomes = run.outcomes("smollm2", dataset, "inter-race+gender", variant)
+            assert pq.read_table(outcomes).num_rows > 0
+    assert statuses.get("answer", 0) > sum(statuses.values()) / 2, statuses
+    table3 = Path(run.rq_output(1, "table3", "md")).read_text()
+    assert "smollm2" in table3 and "tiny-bert" in table3
+    correctness = _csv(run.rq_output(1, "correctness", "csv"))
+    assert {r["model"] for r in correctness} >= {"smollm2", "minilm"}
 
 
 def test_rq1_tables_end_to_end(demo_run):

@@ -67,8 +67,13 @@ def suite_spec(dataset, track, suite):
     raise ValueError(f"suite {suite} is not planned for {dataset}/{track}")
 
 
-def model_runs(implemented_only=True):
-    return [r for r in plan.model_runs(config) if r.implemented or not implemented_only]
+def model_runs():
+    """Every (model, dataset) under test: encoders and LLMs."""
+    return plan.model_runs(config)
+
+
+def encoder_runs():
+    return [r for r in plan.model_runs(config) if r.kind == "encoder"]
 
 
 def model_track(model):
@@ -76,6 +81,20 @@ def model_track(model):
         if r.model == model:
             return r.track
     raise ValueError(f"unknown model {model}")
+
+
+def is_llm(model):
+    return plan.llm_spec(config, model) is not None
+
+
+def llm_backend(model):
+    spec = plan.llm_spec(config, model)
+    return spec["backend"] if spec else None
+
+
+def from_models(track):
+    """Whether a track's window comes from its LLMs (and their few-shot examples are left out)."""
+    return bool(config["mutation"]["tracks"][track].get("from_models"))
 
 
 # Every path of the run directory comes from hinter.layout (DESIGN §4); rules use only `L`.
@@ -121,7 +140,12 @@ def all_validity():
 
 
 def all_predictions():
-    return [L.predictions(r.model, r.dataset, sh) for r in model_runs() for sh in shards(r.dataset)]
+    return [
+        L.predictions(r.model, r.dataset, sh, v)
+        for r in model_runs()
+        for v in plan.variants(config, r.model, r.dataset)
+        for sh in shards(r.dataset)
+    ]
 
 
 def outcome_keys():
@@ -137,6 +161,21 @@ def all_outcomes():
     return [L.outcomes(*key) for key in outcome_keys()]
 
 
+def variant_outcome_keys():
+    """(model, dataset, suite, variant) of every outcomes file of every planned variant (RQ6:
+    `sensitivity` adds repeated runs and alternative prompts of some LLMs), in plan order."""
+    return [
+        (r.model, r.dataset, suite, variant)
+        for r in model_runs()
+        for variant in plan.variants(config, r.model, r.dataset)
+        for suite in suite_names(r.dataset, r.track, r.model)
+    ]
+
+
+def all_variant_outcomes():
+    return [L.outcomes(*key) for key in variant_outcome_keys()]
+
+
 def parser_pipeline():
     """The invariant's spaCy pipeline: the trained demo pipeline or an installed package."""
     pipeline = config["parser"]["pipeline"]
@@ -148,19 +187,43 @@ def parser_input(wildcards):
 
 
 def predict_inputs(wc):
-    """A model's inputs for one shard: its weights, the originals and every suite's mutants."""
+    """A model's inputs for one shard: its weights (an encoder) or its few-shot examples' train
+    split (an LLM), the originals and every suite's mutants."""
+    check_planned(wc)
     track = model_track(wc.model)
     suites = suite_names(wc.dataset, track, wc.model)
-    return {
-        "model": L.model_weights(wc.model, wc.dataset),
+    inputs = {
         "docs": L.tested(wc.dataset, wc.shard),
         "mutants": [L.mutants(track, wc.dataset, s, wc.shard) for s in suites],
         "validity": [L.validity(track, wc.dataset, s, wc.shard) for s in suites],
     }
+    if is_llm(wc.model):
+        inputs["train"] = L.documents(wc.dataset, "train")
+    else:
+        inputs["model"] = L.model_weights(wc.model, wc.dataset)
+    return inputs
+
+
+def mutate_inputs(wc):
+    """A suite's inputs: the shard's documents, the pairs, and for a track whose window comes
+    from its LLMs the shard's windows (what they read, their few-shot examples)."""
+    inputs = {"docs": L.tested(wc.dataset, wc.shard), "pairs": L.dictionary("pairs.parquet")}
+    if from_models(wc.track):
+        inputs["windows"] = L.windows(wc.track, wc.dataset, wc.shard)
+    return inputs
+
+
+def check_planned(wc, suite=None):
+    """A model output is built only for what the config plans: its variants and suites."""
+    if wc.variant not in plan.variants(config, wc.model, wc.dataset):
+        raise ValueError(f"{wc.model} has no variant {wc.variant} on {wc.dataset}")
+    if suite is not None and suite not in suite_names(wc.dataset, model_track(wc.model), wc.model):
+        raise ValueError(f"{wc.model} is not tested on suite {suite} of {wc.dataset}")
 
 
 def outcome_inputs(wc):
     """Everything the oracle needs for one (model, dataset, suite), over all shards."""
+    check_planned(wc, wc.suite)
     track = model_track(wc.model)
     return {
         "docs": [L.tested(wc.dataset, sh) for sh in shards(wc.dataset)],

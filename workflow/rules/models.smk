@@ -1,4 +1,5 @@
-# Models under test: fine-tuning of encoders and the batched, cached inference engine (issue 6).
+# Models under test: fine-tuning of encoders, and one predict stage for every model (encoders and
+# prompted LLMs: hinter.models.predictor), batched, deduplicated and cached.
 
 
 rule train_encoder:
@@ -27,7 +28,7 @@ rule train_encoder:
 rule model_performance:
     """Our fine-tuned encoders' scores beside LexGLUE's reported ones (001 Table 5)."""
     input:
-        metrics=[L.model_metrics(r.model, r.dataset) for r in model_runs()],
+        metrics=[L.model_metrics(r.model, r.dataset) for r in encoder_runs()],
         reported=RESOURCES / "lexglue" / "reported_scores.csv",
     output:
         csv=L.model_performance("csv"),
@@ -46,7 +47,7 @@ rule model_performance:
 
 
 rule predict:
-    """Predictions for the originals and mutants of one shard (deduplicated, cached)."""
+    """Predictions of one model (variant) for the originals and mutants of one shard."""
     input:
         unpack(predict_inputs),
         meta=lambda wc: L.meta(wc.dataset),
@@ -58,10 +59,16 @@ rule predict:
         MODELS_ENV
     threads: 4
     resources:
-        gpu=1,
+        # encoders and open-weights LLMs want a GPU; API callers can be capped (e.g. api=4)
+        gpu=lambda wc: 0 if llm_backend(wc.model) == "openai" else 1,
+        api=lambda wc: 1 if llm_backend(wc.model) == "openai" else 0,
     params:
+        kind=lambda wc: "llm" if is_llm(wc.model) else "encoder",
+        spec=lambda wc: plan.llm_spec(config, wc.model),
+        track=lambda wc: config["mutation"]["tracks"][model_track(wc.model)],
         inference=config["models"]["inference"],
         keep_discarded=config["invariant"]["keep_discarded"],
         cache_dir=config["cache_dir"],
+        from_hub=not DEMO,
     script:
         "../scripts/predict.py"

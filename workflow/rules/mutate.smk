@@ -1,11 +1,32 @@
 # Mutation engine: atomic and intersectional mutants as edits, per suite and shard (issue 4).
 
 
+rule track_windows:
+    """What the LLMs of a track read of each document of a shard (context minus prompt and answer
+    budget, with their own tokenizers), and their few-shot examples: once per shard."""
+    input:
+        docs=lambda wc: L.tested(wc.dataset, wc.shard),
+        train=lambda wc: L.documents(wc.dataset, "train"),
+        meta=lambda wc: L.meta(wc.dataset),
+    output:
+        L.windows("{track}", "{dataset}", "{shard}"),
+    log:
+        L.logs("mutate", "{track}", "{dataset}", "windows_{shard}"),
+    conda:
+        MODELS_ENV
+    threads: 1
+    params:
+        llms=lambda wc: plan.track_llms(config, wc.track, wc.dataset),
+        cache_dir=config["cache_dir"],
+        from_hub=not DEMO,
+    script:
+        "../scripts/track_windows.py"
+
+
 rule mutate:
     """Mutants of one suite for the documents of one shard, within the track's window."""
     input:
-        docs=lambda wc: L.tested(wc.dataset, wc.shard),
-        pairs=rules.compile_pairs.output.pairs,
+        unpack(mutate_inputs),
     output:
         mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
         stats=L.mutant_stats("{track}", "{dataset}", "{suite}", "{shard}"),

@@ -77,3 +77,4 @@ rule rq6:
     """RQ6 sensitivity to runs, prompts and confidence thresholds (Figs. 11, 12)."""
     input:
         all_outcomes(),
+        all_variant_outcomes(),

@@ -5,20 +5,28 @@ from hinter.workflow import run
 
 
 def main():
-    wc = snakemake.wildcards
+    wc, params = snakemake.wildcards, snakemake.params
+    window, excluded = None, ()
+    if params.track.get("from_models"):
+        # The track's LLMs: what they read under every prompt, without their few-shot examples.
+        from hinter.models.llm import read_track_windows
+
+        window, excluded = read_track_windows(snakemake.input.windows, snakemake.input.docs)
     mutation.mutate_job(
         snakemake.input.docs,
         snakemake.input.pairs,
         snakemake.output.mutants,
         snakemake.output.stats,
-        suite=snakemake.params.suite,
+        suite=params.suite,
         track=wc.track,
-        track_spec=snakemake.params.track,
+        track_spec=params.track,
         dataset=wc.dataset,
         shard=wc.shard,
-        n_shards=snakemake.params.n_shards,
-        mutation=snakemake.params.mutation,
-        seed=snakemake.params.seed,
+        n_shards=params.n_shards,
+        mutation=params.mutation,
+        seed=params.seed,
+        window=window,
+        excluded=excluded,
     )
 
 

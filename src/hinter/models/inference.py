@@ -1,6 +1,11 @@
-"""The inference engine for encoder classifiers, and the predict stage built on it.
+"""The inference engine, and the predict stage every model under test shares.
 
-Inference does one forward pass per distinct model-visible input (DESIGN §9):
+:class:`BaseEngine` holds what every backend shares; :class:`Engine` is the encoder classifier's
+(a forward pass gives logits), :class:`hinter.models.llm.LLMEngine` the prompted LLMs' (a
+generation gives an answer). :func:`run_predict_stage` writes a shard's predictions for any
+:class:`Predictor` (:mod:`hinter.models.predictor` is the registry of backends).
+
+Inference does one model call per distinct model-visible input (DESIGN §9):
 
 - originals are predicted once per model and shard and reused by every suite;
 - texts are deduplicated by their hash, then by their visible token ids (the tokenised text
@@ -23,13 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
+import json
 import logging
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -105,54 +112,33 @@ def ids_hash(ids: np.ndarray) -> str:
     return hashlib.blake2b(np.asarray(ids, dtype="<i4").tobytes(), digest_size=16).hexdigest()
 
 
-class Engine:
-    """Batched, deduplicated, cached inference with one loaded classifier."""
+class BaseEngine:
+    """Deduplicated, cached model calls (see the module docstring); a backend subclasses it
+    with :meth:`encode` (texts to their model-visible ids) and :meth:`forward` (distinct
+    inputs to outputs: logits, generations)."""
 
     def __init__(
         self,
-        classifier: Classifier,
-        cache: MemoryCache | None = None,
+        cache: MemoryCache,
         batch_size: int = 32,
         progress: Any = None,
+        shortcut_safe: bool = False,
     ):
-        self.clf = classifier
-        self.cache = cache if cache is not None else MemoryCache(classifier.n_labels)
+        self.cache = cache
         self.batch_size = batch_size
-        self.progress = progress  # a tqdm bar advanced per forward-passed input, or None
+        self.progress = progress  # a tqdm bar advanced per model-run input, or None
         self.stats = EngineStats()
-        pad = classifier.tokenizer.pad_token_id
-        self.pad_id = int(pad if pad is not None else 0)
-        self.shortcut_safe = _splits_at_whitespace(classifier.tokenizer)
+        self.shortcut_safe = shortcut_safe
 
-    # -- tokenisation ------------------------------------------------------------------------
     def encode(self, texts: Sequence[str]) -> list[Encoded]:
-        """Tokenise and truncate to the model's window; note where each window ends."""
-        if not texts:
-            return []
-        tok = self.clf.tokenizer
-        enc = tok(
-            list(texts),
-            truncation=True,
-            max_length=self.clf.max_length,
-            return_offsets_mapping=True,
-            return_special_tokens_mask=True,
-            return_attention_mask=False,
-            return_token_type_ids=False,
-        )
-        self.stats.tokenized += len(texts)
-        out = []
-        for ids, offsets, special in zip(
-            enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"], strict=True
-        ):
-            ends = [end for (_, end), s in zip(offsets, special, strict=True) if not s]
-            out.append(
-                Encoded(
-                    ids=np.asarray(ids, dtype=np.int32),
-                    visible_end=max(ends) if ends else 0,
-                    full=len(ids) >= self.clf.max_length,
-                )
-            )
-        return out
+        raise NotImplementedError
+
+    def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def cacheable(self, outputs: Mapping[str, Any]) -> Mapping[str, Any]:
+        """The outputs worth keeping (a backend may leave out failures, to retry them)."""
+        return outputs
 
     def beyond_window(self, original: str, enc: Encoded, mutant_edits: Sequence) -> bool:
         """Whether every edit lies past a full window that ends at a word boundary."""
@@ -165,44 +151,14 @@ class Engine:
             return False
         return min(e.start for e in mutant_edits) > end
 
-    # -- the model ---------------------------------------------------------------------------
-    def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Logits of distinct inputs (keyed by ids hash): longest first, padded per batch."""
-        import torch
-
-        order = sorted(sequences, key=lambda h: (-len(sequences[h]), h))
-        out: dict[str, np.ndarray] = {}
-        model, device = self.clf.model, self.clf.device
-        for keys in padded_batches(order, [len(sequences[h]) for h in order], self.batch_size):
-            width = len(sequences[keys[0]])
-            input_ids = np.full((len(keys), width), self.pad_id, dtype=np.int64)
-            mask = np.zeros((len(keys), width), dtype=np.int64)
-            for row, key in enumerate(keys):
-                seq = sequences[key]
-                input_ids[row, : len(seq)] = seq
-                mask[row, : len(seq)] = 1
-            with torch.inference_mode():
-                logits = model(
-                    input_ids=torch.from_numpy(input_ids).to(device),
-                    attention_mask=torch.from_numpy(mask).to(device),
-                ).logits
-            logits = logits.float().cpu().numpy()
-            for row, key in enumerate(keys):
-                out[key] = logits[row].copy()
-            self.stats.forward_batches += 1
-            self.stats.forward_texts += len(keys)
-            if self.progress is not None:
-                self.progress.update(len(keys))
-        return out
-
-    # -- texts to logits ---------------------------------------------------------------------
+    # -- texts to outputs --------------------------------------------------------------------
     def resolve(
         self,
         texts: Sequence[str],
         encoded: Mapping[int, Encoded] | None = None,
         known_ids: Mapping[int, str] | None = None,
-    ) -> tuple[list[str], dict[str, np.ndarray]]:
-        """Each text's visible-ids hash, and the logits of every such hash.
+    ) -> tuple[list[str], dict[str, Any]]:
+        """Each text's visible-ids hash, and the output of every such hash.
 
         ``encoded`` passes tokenisations the caller already has (by position), ``known_ids``
         ids hashes it has proved (the window shortcut); the rest come from the cache or the
@@ -241,10 +197,10 @@ class Engine:
             sequences[enc.ids_hash] = enc.ids
 
         wanted = set(ids_of.values())
-        logits = self.cache.get_logits(wanted)
+        outputs = self.cache.get_logits(wanted)
         self.stats.unique_inputs += len(wanted)
-        self.stats.cached_outputs += len(logits)
-        missing = wanted - logits.keys()
+        self.stats.cached_outputs += len(outputs)
+        missing = wanted - outputs.keys()
         # Inputs known only by hash (from the cache's text table) but without stored outputs.
         unsequenced = [h for h, ih in ids_of.items() if ih in missing and ih not in sequences]
         for h, enc in zip(
@@ -255,10 +211,91 @@ class Engine:
                 raise DataError(f"{where}: a stale entry for text {h}; delete the cache file")
             sequences.setdefault(enc.ids_hash, enc.ids)
         new_outputs = self.forward({h: sequences[h] for h in sorted(missing)}) if missing else {}
-        logits.update(new_outputs)
-        self.cache.put(new_texts, new_outputs)
+        outputs.update(new_outputs)
+        self.cache.put(new_texts, self.cacheable(new_outputs))
         self.stats.seconds += time.perf_counter() - started
-        return [ids_of[h] for h in hashes], logits
+        return [ids_of[h] for h in hashes], outputs
+
+
+class Engine(BaseEngine):
+    """Batched, deduplicated, cached inference with one loaded encoder classifier."""
+
+    def __init__(
+        self,
+        classifier: Classifier,
+        cache: MemoryCache | None = None,
+        batch_size: int = 32,
+        progress: Any = None,
+    ):
+        super().__init__(
+            cache if cache is not None else MemoryCache(classifier.n_labels),
+            batch_size,
+            progress,
+            shortcut_safe=_splits_at_whitespace(classifier.tokenizer),
+        )
+        self.clf = classifier
+        pad = classifier.tokenizer.pad_token_id
+        self.pad_id = int(pad if pad is not None else 0)
+
+    # -- tokenisation ------------------------------------------------------------------------
+    def encode(self, texts: Sequence[str]) -> list[Encoded]:
+        """Tokenise and truncate to the model's window; note where each window ends."""
+        if not texts:
+            return []
+        tok = self.clf.tokenizer
+        enc = tok(
+            list(texts),
+            truncation=True,
+            max_length=self.clf.max_length,
+            return_offsets_mapping=True,
+            return_special_tokens_mask=True,
+            return_attention_mask=False,
+            return_token_type_ids=False,
+        )
+        self.stats.tokenized += len(texts)
+        out = []
+        for ids, offsets, special in zip(
+            enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"], strict=True
+        ):
+            ends = [end for (_, end), s in zip(offsets, special, strict=True) if not s]
+            out.append(
+                Encoded(
+                    ids=np.asarray(ids, dtype=np.int32),
+                    visible_end=max(ends) if ends else 0,
+                    full=len(ids) >= self.clf.max_length,
+                )
+            )
+        return out
+
+    # -- the model ---------------------------------------------------------------------------
+    def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """Logits of distinct inputs (keyed by ids hash): longest first, padded per batch."""
+        import torch
+
+        order = sorted(sequences, key=lambda h: (-len(sequences[h]), h))
+        out: dict[str, np.ndarray] = {}
+        model, device = self.clf.model, self.clf.device
+        for keys in padded_batches(order, [len(sequences[h]) for h in order], self.batch_size):
+            width = len(sequences[keys[0]])
+            input_ids = np.full((len(keys), width), self.pad_id, dtype=np.int64)
+            mask = np.zeros((len(keys), width), dtype=np.int64)
+            for row, key in enumerate(keys):
+                seq = sequences[key]
+                input_ids[row, : len(seq)] = seq
+                mask[row, : len(seq)] = 1
+            with torch.inference_mode():
+                logits = model(
+                    input_ids=torch.from_numpy(input_ids).to(device),
+                    attention_mask=torch.from_numpy(mask).to(device),
+                ).logits
+            logits = logits.float().cpu().numpy()
+            for row, key in enumerate(keys):
+                out[key] = logits[row].copy()
+            self.stats.forward_batches += 1
+            self.stats.forward_texts += len(keys)
+            if self.progress is not None:
+                self.progress.update(len(keys))
+        return out
 
     def predict(self, texts: Sequence[str]) -> np.ndarray:
         """Logits (texts, labels) of plain texts: deduplicated, cached, batched."""
@@ -288,20 +325,24 @@ def prediction_rows(
     statuses: Sequence[str],
     task_type: str,
 ) -> pa.Table:
-    """PREDICTIONS rows: label sets, per-label probabilities and confidence from logits."""
+    """PREDICTIONS rows of an encoder: label sets, per-label probabilities and confidence from
+    logits (no raw answer: ``answer`` and ``answer_status`` are null)."""
     if len(text_ids) == 0:
         return pa.Table.from_pylist([], schema=tables.PREDICTIONS)
     labels = decisions.decide(logits, task_type)
     scores = decisions.probabilities(logits, task_type)
     conf = decisions.confidence(logits, task_type)
+    n = len(text_ids)
     return pa.table(
         {
             "text_id": list(text_ids),
-            "kind": [kind] * len(text_ids),
+            "kind": [kind] * n,
             "labels": pa.array(labels, type=tables.LABELS),
             "scores": pa.array(list(scores), type=pa.list_(pa.float32())),
             "confidence": pa.array(conf, type=pa.float32()),
             "status": list(statuses),
+            "answer": pa.nulls(n, pa.string()),
+            "answer_status": pa.nulls(n, pa.string()),
         },
         schema=tables.PREDICTIONS,
     )
@@ -382,74 +423,147 @@ def count_rows(paths: Sequence[str | Path]) -> int:
     return total
 
 
-def predict_shard(
+# -- the predict stage, for every backend -----------------------------------------------------
+
+
+class Predictor(Protocol):
+    """A model under test, ready to predict one dataset (see :mod:`hinter.models.predictor`)."""
+
+    engine: BaseEngine
+    # What the predictions file records about how they were made (generation settings, ...).
+    metadata: Mapping[str, Any]
+    # Documents this model must not be tested on (an LLM's few-shot examples) and the
+    # tested-order cap of its track (None = all): their originals are not predicted.
+    excluded: frozenset[str]
+    max_documents: int | None
+
+    def rows(
+        self,
+        text_ids: Sequence[str],
+        kind: str,
+        keys: Sequence[str],
+        outputs: Mapping[str, Any],
+        statuses: Sequence[str],
+    ) -> pa.Table: ...
+
+    def close(self) -> None: ...
+
+    # Optional: ``prepare(chunks of texts)`` is called with every text to predict before any
+    # model call (a paid API's dry cost estimate).
+
+
+METADATA_KEY = b"hinter"
+
+
+def predictions_metadata(path: str | Path) -> dict[str, Any]:
+    """What a predictions file records about how it was made (its Parquet metadata)."""
+    try:
+        meta = pq.read_schema(path).metadata or {}
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
+    return json.loads(meta[METADATA_KEY]) if METADATA_KEY in meta else {}
+
+
+def tested_originals(
+    docs_path: str | Path, excluded: frozenset[str] = frozenset(), max_documents: int | None = None
+) -> tuple[list[str], list[str], int]:
+    """The shard's documents a model is tested on: (ids, texts, number left out)."""
+    docs = io.read_parquet(
+        docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text", "position"]
+    )
+    doc_ids, texts, left_out = [], [], 0
+    for doc_id, text, position in zip(
+        docs.column("doc_id").to_pylist(),
+        docs.column("text").to_pylist(),
+        docs.column("position").to_pylist(),
+        strict=True,
+    ):
+        if doc_id in excluded or (
+            max_documents is not None and (position is None or position >= max_documents)
+        ):
+            left_out += 1
+            continue
+        if text is None:
+            raise DataError(f"{docs_path}: document {doc_id} has no text")
+        doc_ids.append(doc_id)
+        texts.append(text)
+    return doc_ids, texts, left_out
+
+
+def run_predict_stage(
+    predictor: Predictor,
     *,
-    model_dir: str | Path,
     docs_path: str | Path,
     mutants_paths: Sequence[str | Path],
     validity_paths: Sequence[str | Path],
-    meta_path: str | Path,
     out_path: str | Path,
-    inference: Mapping[str, Any],
     keep_discarded: bool,
-    cache_dir: str | Path,
+    chunk_size: int = 4096,
     progress: bool | None = None,
 ) -> EngineStats:
     """Write the PREDICTIONS table of one shard: its originals, then its mutants."""
     from tqdm import tqdm
 
-    meta = io.read_json(meta_path)
-    clf = load_classifier(
-        model_dir,
-        n_labels=int(meta["n_labels"]),
-        task_type=meta["task_type"],
-        dtype=inference.get("dtype", "auto"),
-        dataset=meta.get("dataset"),
+    engine = predictor.engine
+    doc_ids, texts, left_out = tested_originals(
+        docs_path, predictor.excluded, predictor.max_documents
     )
-    cache: MemoryCache
-    if inference.get("cache", True):
-        cache = PredictionCache(cache_dir, clf.fingerprint, clf.n_labels)
-    else:
-        cache = MemoryCache(clf.n_labels)
-    docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
-    doc_ids = docs.column("doc_id").to_pylist()
-    texts = docs.column("text").to_pylist()
-    if any(t is None for t in texts):
-        raise DataError(f"{docs_path}: a document has no text")
-    chunk_size = int(inference.get("chunk_size", 4096))
     total = len(doc_ids) + count_rows(mutants_paths)
     show = sys.stderr.isatty() if progress is None else progress
     bar = tqdm(total=total, unit="text", desc="predict", disable=not show, mininterval=5)
-    engine = Engine(clf, cache, batch_size=int(inference.get("batch_size", 32)))
+    metadata = json.dumps(dict(predictor.metadata), sort_keys=True, ensure_ascii=False)
+    schema = tables.PREDICTIONS.with_metadata({METADATA_KEY: metadata.encode()})
     try:
-        with io.ParquetStreamWriter(out_path, tables.PREDICTIONS) as writer:
+        prepare = getattr(predictor, "prepare", None)
+        if prepare is not None:
+            doc_texts = dict(zip(doc_ids, texts, strict=True))
+            mutants = iter_mutants(mutants_paths, validity_paths, keep_discarded, chunk_size)
+            prepare(itertools.chain([texts], mutant_texts(doc_texts, mutants)))
+        with io.ParquetStreamWriter(out_path, schema) as writer:
             encoded = engine.encode(texts)
-            keys, logits = engine.resolve(texts, encoded=dict(enumerate(encoded)))
+            keys, outputs = engine.resolve(texts, encoded=dict(enumerate(encoded)))
             original = {
                 d: (text, enc, key)
                 for d, text, enc, key in zip(doc_ids, texts, encoded, keys, strict=True)
             }
-            writer.write(
-                prediction_rows(
-                    doc_ids,
-                    "original",
-                    _stack(keys, logits, clf.n_labels),
-                    ["ok"] * len(keys),
-                    clf.task_type,
-                )
-            )
+            writer.write(predictor.rows(doc_ids, "original", keys, outputs, ["ok"] * len(keys)))
             bar.update(len(doc_ids))
             for chunk in iter_mutants(mutants_paths, validity_paths, keep_discarded, chunk_size):
-                writer.write(_predict_mutants(engine, chunk, original))
+                writer.write(_predict_mutants(predictor, chunk, original))
                 bar.update(len(chunk))
     finally:
         bar.close()
-        cache.close()
-    log.info("predictions of %s -> %s: %s", model_dir, out_path, asdict(engine.stats))
+        predictor.close()
+    log.info(
+        "predictions -> %s (%d documents left out of this model's test): %s",
+        out_path, left_out, asdict(engine.stats),
+    )  # fmt: skip
     return engine.stats
 
 
-def _predict_mutants(engine: Engine, chunk: list[MutantRow], original: Mapping) -> pa.Table:
+def mutant_texts(
+    doc_texts: Mapping[str, str], chunks: Iterable[Sequence[MutantRow]]
+) -> Iterator[list[str]]:
+    """The texts of chunks of mutants, materialised from their edits chunk by chunk."""
+    for chunk in chunks:
+        texts = []
+        for row in chunk:
+            doc_text = doc_texts.get(row.doc_id)
+            if doc_text is None:
+                raise DataError(
+                    f"{row.source}: mutant {row.mutant_id} of unknown document {row.doc_id}"
+                )
+            try:
+                texts.append(
+                    edits_mod.apply_edits(doc_text, edits_mod.normalise(row.edits, len(doc_text)))
+                )
+            except ValueError as exc:
+                raise DataError(f"{row.source}: mutant {row.mutant_id}: {exc}") from None
+        yield texts
+
+
+def _predict_mutants(predictor: Predictor, chunk: list[MutantRow], original: Mapping) -> pa.Table:
+    engine = predictor.engine
     texts, known = [], {}
     for i, row in enumerate(chunk):
         if row.doc_id not in original:
@@ -464,19 +578,88 @@ def _predict_mutants(engine: Engine, chunk: list[MutantRow], original: Mapping) 
         if engine.beyond_window(doc_text, enc, row_edits):
             known[i] = key
         texts.append(edits_mod.apply_edits(doc_text, row_edits))
-    keys, logits = engine.resolve(texts, known_ids=known)
+    keys, outputs = engine.resolve(texts, known_ids=known)
     statuses = []
     for row, key in zip(chunk, keys, strict=True):
         same = key == original[row.doc_id][2]
         statuses.append("skipped_identical" if same else "ok")
         engine.stats.skipped_identical += same
-    return prediction_rows(
-        [r.mutant_id for r in chunk],
-        "mutant",
-        _stack(keys, logits, engine.clf.n_labels),
-        statuses,
-        engine.clf.task_type,
+    return predictor.rows([r.mutant_id for r in chunk], "mutant", keys, outputs, statuses)
+
+
+# -- encoders -----------------------------------------------------------------------------
+
+
+class EncoderPredictor:
+    """An encoder classifier (a fine-tuned model directory) as a :class:`Predictor`."""
+
+    excluded: frozenset[str] = frozenset()
+    max_documents: int | None = None
+
+    def __init__(
+        self,
+        model_dir: str | Path,
+        meta: Mapping[str, Any],
+        inference: Mapping[str, Any],
+        cache_dir: str | Path,
+    ):
+        self.clf = load_classifier(
+            model_dir,
+            n_labels=int(meta["n_labels"]),
+            task_type=meta["task_type"],
+            dtype=inference.get("dtype", "auto"),
+            dataset=meta.get("dataset"),
+        )
+        cache: MemoryCache
+        if inference.get("cache", True):
+            cache = PredictionCache(cache_dir, self.clf.fingerprint, self.clf.n_labels)
+        else:
+            cache = MemoryCache(self.clf.n_labels)
+        self.engine = Engine(self.clf, cache, batch_size=int(inference.get("batch_size", 32)))
+        self.metadata = {
+            "backend": "encoder",
+            "model": str(model_dir),
+            "fingerprint": self.clf.fingerprint,
+            "dtype": str(self.clf.dtype),
+            "max_length": self.clf.max_length,
+            "task_type": self.clf.task_type,
+        }
+
+    def rows(self, text_ids, kind, keys, outputs, statuses) -> pa.Table:
+        logits = _stack(keys, outputs, self.clf.n_labels)
+        return prediction_rows(text_ids, kind, logits, statuses, self.clf.task_type)
+
+    def close(self) -> None:
+        self.engine.cache.close()
+
+
+def predict_shard(
+    *,
+    model_dir: str | Path,
+    docs_path: str | Path,
+    mutants_paths: Sequence[str | Path],
+    validity_paths: Sequence[str | Path],
+    meta_path: str | Path,
+    out_path: str | Path,
+    inference: Mapping[str, Any],
+    keep_discarded: bool,
+    cache_dir: str | Path,
+    progress: bool | None = None,
+) -> EngineStats:
+    """Write the PREDICTIONS table of one shard with an encoder classifier."""
+    predictor = EncoderPredictor(model_dir, io.read_json(meta_path), inference, cache_dir)
+    stats = run_predict_stage(
+        predictor,
+        docs_path=docs_path,
+        mutants_paths=mutants_paths,
+        validity_paths=validity_paths,
+        out_path=out_path,
+        keep_discarded=keep_discarded,
+        chunk_size=int(inference.get("chunk_size", 4096)),
+        progress=progress,
     )
+    log.info("predictions of %s -> %s", model_dir, out_path)
+    return stats
 
 
 def _stack(keys: Sequence[str], logits: Mapping[str, np.ndarray], n_labels: int) -> np.ndarray:

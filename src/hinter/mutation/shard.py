@@ -40,6 +40,7 @@ class Options:
     max_mutants_per_suite: int | None = None  # this shard's share
     max_documents: int | None = None  # documents with position < max_documents
     seed: int = 0
+    excluded: frozenset[str] = frozenset()  # documents never mutated (an LLM's examples)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class Stats:
 
     documents: int = 0  # documents considered (within the suite's document limit)
     beyond_limit: int = 0  # documents at position >= max_documents
+    excluded: int = 0  # documents left out (an LLM track's few-shot examples)
     skipped_texts: dict[str, int] = field(
         default_factory=lambda: {"empty": 0, "missing": 0, "non_string": 0}
     )
@@ -151,6 +153,9 @@ def generate(
     for batch in batches:
         selected = []
         for doc in batch:
+            if doc.doc_id in options.excluded:
+                stats.excluded += 1
+                continue
             if options.max_documents is not None:
                 if doc.position is None:
                     raise DataError(
@@ -382,19 +387,34 @@ def mutate_job(
     n_shards: int,
     mutation: Mapping[str, Any],
     seed: int,
+    window: Window | None = None,
+    excluded: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The ``mutate`` rule: one suite of one (track, dataset, shard) from the validated config."""
+    """The ``mutate`` rule: one suite of one (track, dataset, shard) from the validated config.
+
+    ``window`` replaces the track's tokenizer window (an LLM track's prompt window, which
+    :func:`hinter.models.llm.track_setup` computes with ``excluded``, the documents the track's
+    LLMs see as examples). The track's ``max_documents`` and ``max_mutants_per_document``
+    narrow the suite's own limits."""
+    limits = [n for n in (suite.max_documents, track_spec.get("max_documents")) if n is not None]
+    per_document = track_spec.get("max_mutants_per_document")
     options = Options(
         mode=mutation.get("mode", "simultaneous"),
-        max_mutants_per_document=mutation.get("max_mutants_per_document"),
+        max_mutants_per_document=per_document
+        if per_document is not None
+        else mutation.get("max_mutants_per_document"),
         max_mutants_per_suite=shard_share(
             mutation.get("max_mutants_per_suite"), n_shards, int(shard)
         ),
-        max_documents=suite.max_documents,
+        max_documents=min(limits) if limits else None,
         seed=seed,
+        excluded=frozenset(excluded),
     )
-    window = window_for(track, track_spec, dataset)
-    meta = {"track": track, "dataset": dataset, "shard": shard}
+    if window is None:
+        if track_spec.get("from_models"):
+            raise ValueError(f"track {track}: its window comes from its LLMs; pass it")
+        window = window_for(track, track_spec, dataset)
+    meta = {"track": track, "dataset": dataset, "shard": shard, "excluded_ids": sorted(excluded)}
     return mutate_shard(docs, pairs, out, stats, attributes=suite.attributes, window=window,
                         options=options, meta=meta)  # fmt: skip
 

@@ -1,0 +1,200 @@
+"""From an LLM's raw answer to a label set, exactly; and the answer's confidence (RQ6.3).
+
+Parsing (the original artifact tested whether each label name was a *substring* of the answer,
+so ``Waivers`` counted inside ``No Waivers`` and ``trade`` inside ``trade policy``):
+
+1. The answer and the label names are normalised alike: Unicode NFKC, case-folded, typographic
+   quotes and dashes made plain, runs of whitespace made one space.
+2. The answer proper starts after the first ``Answer:`` marker (markdown emphasis allowed), or
+   at the start of the text when there is none.
+3. *List mode*: from there, label names are read one after the other, separated by commas,
+   semicolons, ``and``, ``or``, ``&``, ``/``, quotes or emphasis. At each position the
+   **longest** label name that matches **whole words** wins, so ``No Waivers`` is one label
+   and ``Article 1`` never matches inside ``Article 10``. The list ends at the first text
+   that is not a label name (``.``, an explanation, an unknown label). ``None`` at the start
+   is the empty set, given as an answer.
+4. *Free-form mode*, when the list is empty: the first non-empty line of the answer proper is
+   searched for whole-word label names, longest first, without overlaps ("The sentiment of this
+   review is negative" → Negative).
+5. A single-label dataset needs exactly one label: two or more is ambiguous, hence no answer.
+   Nothing found is **no answer**: the empty set, status ``no_answer``, kept and counted (the
+   oracle reports it as ``no_answer``, RQ1 Fig. 6).
+
+Confidence of an answer: the probability the model gave to generating it, i.e. the product of
+the probabilities of its generated tokens from the first one up to the token that completes the
+parsed answer (``Answer: Positive`` — not the trailing text); for no answer, of every generated
+token. Greedy decoding picks each token's most probable continuation, so this is the model's
+certainty in the exact answer it gave, in 0..1 like the encoders' confidence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hinter.models.decisions import MULTI_CLASS, check_task_type
+
+ANSWER = "answer"  # one or more labels
+NONE = "none"  # an explicit "None.": the empty set, given as an answer
+NO_ANSWER = "no_answer"  # nothing parseable: the empty set, not an answer
+ANSWER_STATUSES = (ANSWER, NONE, NO_ANSWER)
+
+_TRANSLATE = str.maketrans(
+    {
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‐": "-",
+        "‑": "-",
+        "‒": "-",
+        "–": "-",
+        "—": "-",
+        "−": "-",
+    }
+)
+_MARKER = re.compile(r"answer\s*[*_]*\s*:")
+_SEPARATOR = re.compile(r"(?:[\s,;&*_\"'`()\[\]{}/]|\band\b|\bor\b|:)+")
+_NONE = re.compile(r"none\b")
+_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
+_SPACE = re.compile(r"\s*")
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the end offset in ``text`` of the
+    character it came from (so a match can be mapped back to the raw answer). A run of
+    whitespace becomes one newline if it holds a line break, else one space."""
+    out: list[str] = []
+    ends: list[int] = []
+    gap: list | None = None  # pending whitespace run: [character, end offset]
+    for i, char in enumerate(text):
+        for c in unicodedata.normalize("NFKC", char).translate(_TRANSLATE).casefold():
+            if c.isspace():
+                if gap is None:
+                    gap = [" ", i + 1]
+                if c in _LINE_BREAKS:
+                    gap = ["\n", i + 1]
+                continue
+            if gap is not None and out:
+                out.append(gap[0])
+                ends.append(gap[1])
+            gap = None
+            out.append(c)
+            ends.append(i + 1)
+    return "".join(out), ends
+
+
+def normalise_name(name: str) -> str:
+    return normalise(name)[0]
+
+
+@dataclass(frozen=True)
+class Answer:
+    labels: tuple[int, ...]  # sorted label ids; empty for none / no answer
+    status: str  # answer | none | no_answer
+    end: int  # offset in the raw text just past the parsed answer (0 when none was found)
+
+
+class AnswerParser:
+    """Parses answers against one dataset's label names (see the module docstring)."""
+
+    def __init__(self, label_names: Sequence[str], task_type: str):
+        self.task_type = check_task_type(task_type)
+        by_name: dict[str, int] = {}
+        for i, name in enumerate(label_names):
+            key = normalise_name(name)
+            if not key:
+                raise ValueError(f"label {i} has an empty name")
+            if key in by_name:
+                raise ValueError(f"labels {by_name[key]} and {i} have the same name {name!r}")
+            by_name[key] = i
+        # longest first: a longer name always wins over a name it contains
+        self.names = sorted(by_name.items(), key=lambda kv: (-len(kv[0]), kv[0]))
+
+    @staticmethod
+    def _bounded(text: str, start: int, end: int) -> bool:
+        before = start == 0 or not text[start - 1].isalnum()
+        after = end == len(text) or not text[end].isalnum()
+        return before and after
+
+    def _label_at(self, text: str, pos: int) -> tuple[int, int] | None:
+        for name, label in self.names:
+            end = pos + len(name)
+            if text.startswith(name, pos) and self._bounded(text, pos, end):
+                return label, end
+        return None
+
+    def _list(self, text: str, pos: int) -> tuple[list[int], int, bool]:
+        """Labels read one after the other from ``pos``; (labels, end, explicit None)."""
+        labels: list[int] = []
+        end = pos
+        while True:
+            skip = _SEPARATOR.match(text, pos)
+            if skip:
+                pos = skip.end()
+            if not labels and _NONE.match(text, pos):
+                return [], pos + 4, True
+            found = self._label_at(text, pos)
+            if found is None:
+                return labels, end, False
+            label, pos = found
+            end = pos
+            if label not in labels:
+                labels.append(label)
+
+    def _scan(self, text: str, start: int, stop: int) -> tuple[list[int], int]:
+        """Whole-word label names anywhere in text[start:stop], longest first, no overlaps."""
+        taken: list[tuple[int, int]] = []
+        found: dict[int, int] = {}
+        for name, label in self.names:
+            pos = text.find(name, start, stop)
+            while pos != -1:
+                end = pos + len(name)
+                if self._bounded(text, pos, end) and not any(pos < b and a < end for a, b in taken):
+                    taken.append((pos, end))
+                    found[label] = max(found.get(label, 0), end)
+                pos = text.find(name, pos + 1, stop)
+        return sorted(found), max(found.values(), default=start)
+
+    def parse(self, raw: str | None) -> Answer:
+        if not raw:
+            return Answer((), NO_ANSWER, 0)
+        text, ends = normalise(raw)
+        marker = _MARKER.search(text)
+        start = marker.end() if marker else 0
+        labels, end, none = self._list(text, start)
+        if none:
+            return Answer((), NONE, ends[end - 1])
+        if not labels:
+            line_start = _SPACE.match(text, start).end()
+            newline = text.find("\n", line_start)
+            stop = len(text) if newline == -1 else newline
+            labels, end = self._scan(text, line_start, stop)
+        if not labels or (self.task_type == MULTI_CLASS and len(labels) > 1):
+            return Answer((), NO_ANSWER, 0)
+        return Answer(tuple(sorted(labels)), ANSWER, ends[end - 1])
+
+
+def answer_confidence(
+    answer: Answer, token_ends: Sequence[int], logprobs: Sequence[float]
+) -> float:
+    """The probability of the generated tokens that make up the answer (module docstring).
+
+    ``token_ends[k]`` is the offset in the raw answer just past generated token ``k`` and
+    ``logprobs[k]`` its natural-log probability.
+    """
+    if len(token_ends) != len(logprobs):
+        raise ValueError("token_ends and logprobs differ in length")
+    total = 0.0
+    start = 0
+    for end, logprob in zip(token_ends, logprobs, strict=True):
+        if answer.status != NO_ANSWER and start >= answer.end:
+            break
+        total += float(logprob)
+        start = end
+    return float(math.exp(total))

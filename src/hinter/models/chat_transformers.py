@@ -1,0 +1,226 @@
+"""Chat LLMs with open weights through ``transformers``: batched greedy generation that computes
+the shared prompt prefix once.
+
+Every prompt of a (dataset, template) starts with the same tokens — system instruction and
+few-shot turns, often most of the prompt — so their keys and values are computed once
+(:class:`~hinter.models.context.ChatFrame` ``prefix_ids``) and reused by every batch: a batch's
+rows are ``prefix + padding + document + suffix``, the padding masked out and the position ids
+taken from the mask, so each row is the same computation as its prompt alone. Batches are
+length-sorted with bounded padding. Decoding is greedy by an explicit generation config
+(``do_sample=False``, one beam, no temperature or top-p: a hub model's own generation config —
+Llama 2 chat samples at temperature 0.6 — is never used), stopping at the answer budget or the
+end of the assistant's turn. Each generated token's log-probability comes from the raw logits.
+bf16 on GPU, float32 on CPU; ``trust_remote_code=False``; safetensors only.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from hinter.models.context import ChatFrame, HFDocTokenizer, Progress, chat_frame
+from hinter.models.inference import padded_batches
+from hinter.models.llm_loading import (
+    LLMSource,
+    identity_of,
+    load_causal_lm,
+    load_chat_tokenizer,
+)
+from hinter.models.prompts import Prompt
+
+log = logging.getLogger(__name__)
+
+
+class TransformersChat:
+    """One open-weights chat model; the weights load on the first generation (a rerun whose
+    answers are all cached never loads them)."""
+
+    name = "transformers"
+    deterministic = True  # greedy decoding: repeated runs give the same answers
+
+    def __init__(
+        self,
+        source: LLMSource,
+        *,
+        dtype: str = "auto",
+        batch_size: int = 8,
+        device: str | None = None,
+        key: str = "model",
+    ):
+        self.source = source
+        self.dtype = dtype
+        self.batch_size = batch_size
+        self.device = device
+        self.tokenizer = load_chat_tokenizer(source, key)
+        self.doc_tokenizer = HFDocTokenizer(self.tokenizer, source.source)
+        self._model: Any = None
+        self._prefix: dict[tuple[int, ...], Any] = {}
+        self.calls = 0  # generate() calls (a batch each)
+
+    @classmethod
+    def from_model(cls, model: Any, tokenizer: Any, batch_size: int = 8) -> TransformersChat:
+        """A backend around an already loaded model and tokenizer (benchmarks, tests)."""
+        self = cls.__new__(cls)
+        self.source = LLMSource("loaded", "loaded", "local", identity="loaded")
+        self.dtype, self.batch_size, self.device = str(model.dtype), batch_size, None
+        self.tokenizer = tokenizer
+        self.doc_tokenizer = HFDocTokenizer(tokenizer, "loaded")
+        self._model, self._prefix, self.calls = model, {}, 0
+        return self
+
+    @property
+    def identity(self) -> str:
+        return identity_of(self.source)
+
+    def settings(self) -> dict[str, Any]:
+        return {"dtype": self.dtype, "do_sample": False, "num_beams": 1}
+
+    def frame(self, prompt: Prompt, context_tokens: int, max_new_tokens: int, where: str):
+        return chat_frame(self.doc_tokenizer, prompt, context_tokens, max_new_tokens, where)
+
+    @property
+    def model(self):
+        if self._model is None:
+            self._model = load_causal_lm(self.source, self.dtype, self.device)
+            log.info("loaded %s (%s, %s)", self.source.source, self._model.dtype, self.device_type)
+        return self._model
+
+    @property
+    def device_type(self) -> str:
+        return self._model.device.type if self._model is not None else "unloaded"
+
+    def stop_ids(self) -> list[int]:
+        """End of the assistant's turn: the tokenizer's and the model's end-of-sequence ids."""
+        ids = set()
+        for value in (self.tokenizer.eos_token_id, self.model.generation_config.eos_token_id):
+            if isinstance(value, int):
+                ids.add(value)
+            elif value:
+                ids.update(int(v) for v in value)
+        return sorted(ids)
+
+    def generation_config(self, max_new_tokens: int):
+        from transformers import GenerationConfig
+
+        stop = self.stop_ids()
+        pad = self.tokenizer.pad_token_id
+        return GenerationConfig(
+            do_sample=False,
+            num_beams=1,
+            max_new_tokens=max_new_tokens,
+            eos_token_id=stop,
+            pad_token_id=int(pad if pad is not None else stop[0]),
+            return_dict_in_generate=True,
+            output_logits=True,
+        )
+
+    # -- generation --------------------------------------------------------------------------
+    def _prefix_cache(self, prefix: tuple[int, ...]):
+        import torch
+        from transformers import DynamicCache
+
+        if prefix not in self._prefix:
+            model = self.model
+            cache = DynamicCache(config=model.config)
+            with torch.inference_mode():
+                model(
+                    input_ids=torch.tensor([prefix], device=model.device),
+                    past_key_values=cache,
+                    use_cache=True,
+                )
+            self._prefix = {prefix: cache}  # one prompt at a time: keep the latest only
+        return self._prefix[prefix]
+
+    def generate(self, frame: ChatFrame, docs: Sequence[np.ndarray], texts=None) -> list[dict]:
+        """Greedy answers for documents (their visible ids), reusing the prefix's KV cache."""
+        import torch
+
+        model = self.model
+        config = self.generation_config(frame.max_new_tokens)
+        prefix = tuple(frame.prefix_ids)
+        suffix = list(frame.suffix_ids)
+        base = self._prefix_cache(prefix)
+        order = sorted(range(len(docs)), key=lambda i: (-len(docs[i]), i))
+        lengths = [len(docs[i]) + len(suffix) for i in order]
+        out: list[dict | None] = [None] * len(docs)
+        p = len(prefix)
+        pad = config.pad_token_id
+        progress = Progress(len(docs), "generated")
+        for batch in padded_batches([str(i) for i in order], lengths, self.batch_size):
+            rows = [int(i) for i in batch]
+            rests = [list(map(int, docs[i])) + suffix for i in rows]
+            width = max(len(r) for r in rests)
+            ids = torch.full((len(rows), p + width), pad, dtype=torch.long)
+            mask = torch.zeros_like(ids)
+            ids[:, :p] = torch.tensor(prefix)
+            mask[:, :p] = 1
+            for r, rest in enumerate(rests):
+                ids[r, p + width - len(rest) :] = torch.tensor(rest)
+                mask[r, p + width - len(rest) :] = 1
+            cache = copy.deepcopy(base)
+            if len(rows) > 1:
+                cache.batch_repeat_interleave(len(rows))
+            with torch.inference_mode():
+                result = model.generate(
+                    input_ids=ids.to(model.device),
+                    attention_mask=mask.to(model.device),
+                    past_key_values=cache,
+                    generation_config=config,
+                )
+            self.calls += 1
+            new = result.sequences[:, p + width :].cpu()
+            logits = [step.float().cpu() for step in result.logits]
+            for r, i in enumerate(rows):
+                out[i] = self._record(new[r], [step[r] for step in logits], config)
+            progress.add(len(rows))
+        return out  # type: ignore[return-value]
+
+    def generate_one_by_one(self, frame: ChatFrame, docs: Sequence[np.ndarray]) -> list[dict]:
+        """The original artifact's loop: one prompt at a time, the whole prompt recomputed
+        (the baseline of the benchmark, and the reference the batched path must equal)."""
+        import torch
+
+        model = self.model
+        config = self.generation_config(frame.max_new_tokens)
+        out = []
+        for doc in docs:
+            ids = torch.tensor(
+                [[*frame.prefix_ids, *map(int, doc), *frame.suffix_ids]], device=model.device
+            )
+            with torch.inference_mode():
+                result = model.generate(
+                    input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=config
+                )
+            self.calls += 1
+            new = result.sequences[0, ids.shape[1] :].cpu()
+            out.append(self._record(new, [s[0].float().cpu() for s in result.logits], config))
+        return out
+
+    def _record(self, tokens, step_logits, config) -> dict:
+        """The answer text, each token's end offset in it and log-probability, up to the end
+        of the turn (padding after it dropped)."""
+        import torch
+
+        stop = set(config.eos_token_id)
+        kept: list[int] = []
+        logprobs: list[float] = []
+        finish = "length"
+        for token, logits in zip(tokens.tolist(), step_logits, strict=False):
+            logprobs.append(float(torch.log_softmax(logits, dim=-1)[token]))
+            kept.append(int(token))
+            if token in stop:
+                finish = "stop"
+                break
+        ends = [
+            len(self.tokenizer.decode(kept[: k + 1], skip_special_tokens=True))
+            for k in range(len(kept))
+        ]
+        text = self.tokenizer.decode(kept, skip_special_tokens=True)
+        return {"text": text, "token_ends": ends, "logprobs": logprobs, "finish": finish}
+
+    def close(self) -> None:
+        self._prefix.clear()

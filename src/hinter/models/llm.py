@@ -1,0 +1,421 @@
+"""Prompted LLMs as predictors: an LLM is tested exactly like an encoder.
+
+Same predict stage (:func:`hinter.models.inference.run_predict_stage`): originals once, texts
+deduplicated, mutants unchanged within what the model reads skipped, every output cached. What
+differs is the model call and the output:
+
+- the model-visible input of a text is its document's first ``budget`` tokens
+  (:mod:`hinter.models.context`): the instructions and examples are never cut;
+- a model call is a greedy generation (a chat backend: :mod:`hinter.models.chat_transformers`,
+  :mod:`hinter.models.chat_openai`), cached as JSON (answer text, token ends, log-probabilities)
+  under a fingerprint of the model, prompt and generation settings (plus the run index for a
+  backend whose repeated runs may differ);
+- a prediction is the parsed answer (:mod:`hinter.models.answers`): its label set, the raw
+  answer, its status (answer | none | no_answer) and its confidence.
+
+The few-shot examples are excluded from testing the model: their originals are not predicted,
+and the LLM track's mutation skips them (:func:`track_setup`), so they never reach the outcomes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from hinter import io, tables
+from hinter.errors import ConfigError
+from hinter.layout import Variant
+from hinter.models.answers import AnswerParser, answer_confidence
+from hinter.models.cache import JsonCodec, MemoryCache, PredictionCache
+from hinter.models.context import ChatFrame, HFDocTokenizer, PromptWindow
+from hinter.models.inference import BaseEngine, Encoded, _splits_at_whitespace
+from hinter.models.prompts import (
+    Prompt,
+    build_prompt,
+    check_paper_examples,
+    excluded_documents,
+    label_names_of,
+    load_prompt_spec,
+    resolve_examples,
+)
+
+log = logging.getLogger(__name__)
+
+LLM_ENGINE_VERSION = "1"  # bumped when generation or its record changes: old caches unused
+ERROR = "error"
+
+
+def max_new_tokens(spec: Mapping[str, Any], dataset: str, key: str) -> int:
+    budgets = spec.get("max_new_tokens") or {}
+    if dataset not in budgets:
+        raise ConfigError(f"config key '{key}.max_new_tokens': no answer budget for {dataset}")
+    return int(budgets[dataset])
+
+
+def build_backend(name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str):
+    """The chat backend of ``models.llms.<name>`` (the registry: :mod:`hinter.models.predictor`)."""
+    from hinter.models.predictor import chat_backend
+
+    return chat_backend(spec["backend"], key)(name, spec, run=run, cache_dir=cache_dir, key=key)
+
+
+def load_prompt(
+    dataset: str,
+    template: str,
+    meta: Mapping[str, Any],
+    train_path: str | Path,
+    *,
+    from_hub: bool,
+    prompts_dir: str | Path | None = None,
+) -> Prompt:
+    """The filled prompt of (dataset, template), its examples resolved against the train split."""
+    spec = load_prompt_spec(dataset, prompts_dir)
+    train = io.read_parquet(train_path, tables.DOCUMENTS)
+    examples = resolve_examples(spec, train, from_hub=from_hub)
+    names = label_names_of(meta)
+    if from_hub:
+        for problem in check_paper_examples(spec, examples, names):
+            log.warning("%s few-shot example: %s (001 Table 8)", dataset, problem)
+    return build_prompt(spec, template, names, examples)
+
+
+class LLMEngine(BaseEngine):
+    """The deduplicating, caching engine around a chat backend and one prompt frame."""
+
+    def __init__(
+        self,
+        backend: Any,
+        prompt: Prompt,
+        frame: ChatFrame,
+        cache: MemoryCache,
+        progress: Any = None,
+    ):
+        tok = backend.doc_tokenizer
+        safe = isinstance(tok, HFDocTokenizer) and _splits_at_whitespace(tok.tokenizer)
+        super().__init__(cache, getattr(backend, "batch_size", 8), progress, shortcut_safe=safe)
+        self.backend = backend
+        self.prompt = prompt
+        self.frame = frame
+        self._visible: dict[str, str] = {}  # ids hash -> the document as the model reads it
+
+    def encode(self, texts: Sequence[str]) -> list[Encoded]:
+        out = self.backend.doc_tokenizer.documents(list(texts), self.frame.budget)
+        self.stats.tokenized += len(texts)
+        for text, enc in zip(texts, out, strict=True):
+            self._visible.setdefault(enc.ids_hash, text[: enc.visible_end])
+        return out
+
+    def resolve(self, texts, encoded=None, known_ids=None):
+        try:
+            return super().resolve(texts, encoded, known_ids)
+        finally:
+            self._visible.clear()  # only needed within one call: bounded memory
+
+    def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, Any]:
+        keys = list(sequences)
+        docs = [sequences[k] for k in keys]
+        if self.backend.name == "transformers":
+            generations = self.backend.generate(self.frame, docs)
+        else:
+            texts = [self._visible[k] for k in keys]
+            generations = self.backend.generate(self.frame, docs, texts, self.prompt)
+        self.stats.forward_batches += 1
+        self.stats.forward_texts += len(keys)
+        if self.progress is not None:
+            self.progress.update(len(keys))
+        pairs = zip(keys, generations, strict=True)
+        return {k: g if g is not None else {ERROR: True} for k, g in pairs}
+
+    def cacheable(self, outputs: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in outputs.items() if not v.get(ERROR)}  # failures are retried
+
+
+@dataclass(frozen=True)
+class Parsed:
+    labels: list[int]
+    confidence: float | None
+    status: str  # PREDICTIONS.status
+    answer: str | None
+    answer_status: str | None
+
+
+class LLMPredictor:
+    """A prompted LLM on one dataset, one variant (prompt template and run index)."""
+
+    def __init__(
+        self,
+        name: str,
+        spec: Mapping[str, Any],
+        *,
+        dataset: str,
+        variant: str,
+        meta_path: str | Path,
+        train_path: str | Path,
+        cache_dir: str | Path,
+        from_hub: bool,
+        track: Mapping[str, Any] | None = None,
+        cache: bool = True,
+        prompts_dir: str | Path | None = None,
+        backend: Any = None,
+    ):
+        key = f"models.llms.{name}"
+        self.name = name
+        self.variant = Variant.from_name(variant)
+        meta = io.read_json(meta_path)
+        self.backend = backend or build_backend(
+            name, spec, run=self.variant.run, cache_dir=cache_dir, key=key
+        )
+        self.prompt = load_prompt(
+            dataset, self.variant.prompt, meta, train_path, from_hub=from_hub,
+            prompts_dir=prompts_dir,
+        )  # fmt: skip
+        context = int(spec.get("context_tokens", 4096))
+        budget = max_new_tokens(spec, dataset, key)
+        where = f"{key} on {dataset} ({self.variant.prompt})"
+        self.frame = self.backend.frame(self.prompt, context, budget, where)
+        self.parser = AnswerParser(label_names_of(meta), meta["task_type"])
+        self.excluded = frozenset(excluded_documents(self.prompt.examples))
+        self.max_documents = (track or {}).get("max_documents")
+        settings = {
+            "engine": LLM_ENGINE_VERSION,
+            "backend": self.backend.name,
+            "model": spec["model"],
+            "identity": self.backend.identity,
+            "generation": self.backend.settings(),
+            "prompt": self.prompt.digest,
+            "context_tokens": context,
+            "max_new_tokens": budget,
+            "document_tokens": self.frame.budget,
+            # greedy local decoding repeats itself: its repeated runs share one cache
+            "run": None if self.backend.deterministic else self.variant.run,
+        }
+        self.fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+        codec = JsonCodec()
+        store = (
+            PredictionCache(cache_dir, self.fingerprint, codec=codec)
+            if cache
+            else MemoryCache(codec=codec)
+        )
+        self.engine = LLMEngine(self.backend, self.prompt, self.frame, store)
+        self.metadata = {
+            **settings,
+            "name": name,
+            "dataset": dataset,
+            "variant": self.variant.name,
+            "template": self.variant.prompt,
+            "run_index": self.variant.run,
+            "fingerprint": self.fingerprint,
+            "prompt_tokens": self.frame.prompt_tokens,
+            "examples": [e.doc_id for e in self.prompt.examples],
+            "track_max_documents": self.max_documents,
+        }
+
+    # -- rows --------------------------------------------------------------------------------
+    def parse(self, generation: Mapping[str, Any]) -> Parsed:
+        if generation.get(ERROR):
+            return Parsed([], None, ERROR, None, None)
+        text = generation["text"]
+        answer = self.parser.parse(text)
+        confidence = (
+            answer_confidence(answer, generation["token_ends"], generation["logprobs"])
+            if generation["logprobs"]
+            else None
+        )
+        return Parsed(list(answer.labels), confidence, "ok", text, answer.status)
+
+    def rows(self, text_ids, kind, keys, outputs, statuses) -> pa.Table:
+        parsed = [self.parse(outputs[k]) for k in keys]
+        n = len(text_ids)
+        return pa.table(
+            {
+                "text_id": list(text_ids),
+                "kind": [kind] * n,
+                "labels": pa.array([p.labels for p in parsed], type=tables.LABELS),
+                "scores": pa.array([[] for _ in parsed], type=pa.list_(pa.float32())),
+                "confidence": pa.array([p.confidence for p in parsed], type=pa.float32()),
+                "status": [
+                    p.status if p.status == ERROR else s
+                    for p, s in zip(parsed, statuses, strict=True)
+                ],
+                "answer": pa.array([p.answer for p in parsed], type=pa.string()),
+                "answer_status": pa.array([p.answer_status for p in parsed], type=pa.string()),
+            },
+            schema=tables.PREDICTIONS,
+        )
+
+    # -- a paid run's dry estimate -----------------------------------------------------------
+    def prepare(self, chunks: Iterable[Sequence[str]]) -> dict[str, Any] | None:
+        """For an API backend: count what the run would send (nothing is sent), log it, check
+        the budget and the API key. Other backends need nothing."""
+        if not hasattr(self.backend, "estimate"):
+            return None
+        seen: set[str] = set()
+        total = dict.fromkeys(
+            ("requests", "cached", "to_send", "prompt_tokens", "max_completion_tokens"), 0
+        )
+        cost = 0.0
+        for texts in chunks:
+            hashes = [h for h in dict.fromkeys(_text_hash(t) for t in texts) if h not in seen]
+            seen.update(hashes)
+            known = self.engine.cache.get_ids(hashes)
+            done = self.engine.cache.get_logits(set(known.values()))
+            fresh = [t for t in dict.fromkeys(texts) if known.get(_text_hash(t)) not in done]
+            if not fresh:
+                continue
+            encoded = self.engine.encode(fresh)
+            ends = [e.visible_end for e in encoded]
+            visible = list(dict.fromkeys(t[:end] for t, end in zip(fresh, ends, strict=True)))
+            self.engine._visible.clear()
+            est = self.backend.estimate(self.frame, self.prompt, visible)
+            for k in total:
+                total[k] += est[k]
+            cost += est["max_cost_usd"]
+        total["max_cost_usd"] = round(cost, 4)
+        log.info(
+            "dry estimate for %s (%s): %d requests to send (%d in the response cache), "
+            "%d prompt tokens, at most %d completion tokens, at most $%.4f",
+            self.name, self.variant.name, total["to_send"], total["cached"],
+            total["prompt_tokens"], total["max_completion_tokens"], total["max_cost_usd"],
+        )  # fmt: skip
+        self.backend.check_budget(total)
+        return total
+
+    def close(self) -> None:
+        summary = getattr(self.backend, "summary", None)
+        if summary is not None:
+            log.info("%s (%s) API usage: %s", self.name, self.variant.name, summary())
+        self.engine.cache.close()
+        self.backend.close()
+
+
+def _text_hash(text: str) -> str:
+    from hinter.edits import text_hash
+
+    return text_hash(text)
+
+
+# -- the LLM track's mutation window -------------------------------------------------------
+
+
+def track_setup(
+    llms: Sequence[tuple[str, Mapping[str, Any], Sequence[str]]],
+    *,
+    dataset: str,
+    meta_path: str | Path,
+    train_path: str | Path,
+    cache_dir: str | Path,
+    from_hub: bool,
+    prompts_dir: str | Path | None = None,
+) -> tuple[PromptWindow, list[str]]:
+    """The window of a track whose LLMs (name, spec, prompt templates) test ``dataset``, and the
+    documents excluded from its mutants (the few-shot examples). Only tokenizers load."""
+    meta = io.read_json(meta_path)
+    parts = []
+    excluded: set[str] = set()
+    names = []
+    for name, spec, templates in llms:
+        key = f"models.llms.{name}"
+        backend = build_backend(name, spec, run=1, cache_dir=cache_dir, key=key)
+        try:
+            for template in templates:
+                prompt = load_prompt(
+                    dataset, template, meta, train_path, from_hub=from_hub,
+                    prompts_dir=prompts_dir,
+                )  # fmt: skip
+                frame = backend.frame(
+                    prompt,
+                    int(spec.get("context_tokens", 4096)),
+                    max_new_tokens(spec, dataset, key),
+                    f"{key} on {dataset} ({template})",
+                )
+                parts.append((backend.doc_tokenizer, frame.budget))
+                excluded.update(excluded_documents(prompt.examples))
+        finally:
+            backend.close()
+        names.append(name)
+    window = PromptWindow(parts, name="prompt:" + "+".join(names))
+    return window, sorted(excluded)
+
+
+def write_track_windows(
+    llms: Sequence[tuple[str, Mapping[str, Any], Sequence[str]]],
+    *,
+    dataset: str,
+    docs_path: str | Path,
+    meta_path: str | Path,
+    train_path: str | Path,
+    out_path: str | Path,
+    cache_dir: str | Path,
+    from_hub: bool,
+    batch_size: int = 256,
+) -> int:
+    """The WINDOWS table of one shard: each tested document's window end under the track's
+    LLMs and prompts, and whether it is a few-shot example. Returns the number of documents."""
+    window, excluded = track_setup(
+        llms, dataset=dataset, meta_path=meta_path, train_path=train_path,
+        cache_dir=cache_dir, from_hub=from_hub,
+    )  # fmt: skip
+    docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
+    ids, texts = docs.column("doc_id").to_pylist(), docs.column("text").to_pylist()
+    ends: list[int | None] = []
+    for start in range(0, len(texts), batch_size):
+        part = texts[start : start + batch_size]
+        usable = [t for t in part if isinstance(t, str)]
+        found = iter(window.ends(usable))
+        ends.extend(next(found) if isinstance(t, str) else None for t in part)
+    table = pa.table(
+        {"doc_id": ids, "end": ends, "excluded": [d in set(excluded) for d in ids]},
+        schema=tables.WINDOWS,
+    )
+    schema = tables.WINDOWS.with_metadata(
+        {b"hinter": json.dumps({"name": window.name, "max_tokens": window.max_tokens}).encode()}
+    )
+    io.write_parquet(table.cast(schema), out_path, schema)
+    log.info(
+        "%s windows of %d documents (%d few-shot examples left out), at most %d tokens",
+        window.name, len(ids), sum(d in set(excluded) for d in ids), window.max_tokens,
+    )  # fmt: skip
+    return len(ids)
+
+
+class TableWindow:
+    """A track window read from its WINDOWS table (no tokenizer needed): ends by text."""
+
+    def __init__(self, ends: Mapping[str, int], name: str, max_tokens: int):
+        self._ends = dict(ends)
+        self.name = name
+        self.max_tokens = max_tokens
+
+    def ends(self, texts: Sequence[str]) -> list[int]:
+        from hinter.edits import text_hash
+
+        return [self._ends.get(text_hash(t), len(t)) for t in texts]
+
+
+def read_track_windows(path: str | Path, docs_path: str | Path) -> tuple[TableWindow, list[str]]:
+    """The window and the excluded documents of one shard, for the mutation of every suite."""
+    import pyarrow.parquet as pq
+
+    from hinter.edits import text_hash
+
+    windows = io.read_parquet(path, tables.WINDOWS).to_pylist()
+    meta = json.loads((pq.read_schema(path).metadata or {}).get(b"hinter", b"{}"))
+    docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
+    text_of = dict(zip(docs.column("doc_id").to_pylist(), docs.column("text").to_pylist(),
+                       strict=True))  # fmt: skip
+    ends = {}
+    for row in windows:
+        text = text_of.get(row["doc_id"])
+        if isinstance(text, str) and row["end"] is not None:
+            ends[text_hash(text)] = row["end"]
+    excluded = [row["doc_id"] for row in windows if row["excluded"]]
+    window = TableWindow(ends, meta.get("name", "prompt"), int(meta.get("max_tokens", 0)))
+    return window, excluded

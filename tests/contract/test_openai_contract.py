@@ -1,0 +1,322 @@
+"""The OpenAI-compatible backend against a local server speaking the real wire format: greedy
+requests with logprobs, bounded retries (429 with Retry-After, 500, timeouts, malformed JSON,
+empty choices), a response cache that never repeats a paid request — even after a kill — a dry
+estimate before anything is sent, and an API key that is never written anywhere."""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from fake_openai import FakeOpenAI, answer_for
+from llm_models import BUDGETS, write_demo_dataset
+
+from hinter import edits, io, tables
+from hinter.errors import ConfigError
+from hinter.models import chat_openai
+from hinter.models.chat_openai import ApiError, request_key
+from hinter.models.inference import run_predict_stage
+from hinter.models.llm import LLMPredictor
+from hinter.workflow import setup_logging
+
+pytestmark = pytest.mark.contract
+
+KEY_ENV = "HINTER_TEST_OPENAI_KEY"
+SECRET = "sk-test-DO-NOT-LEAK-7f3a9c"
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def imdb(tmp_path_factory) -> Path:
+    # 6 train + 4 test documents: 3 are the few-shot examples, 7 are tested
+    return write_demo_dataset(tmp_path_factory.mktemp("imdb"), "imdb", train=6, test=4)
+
+
+@pytest.fixture(scope="module")
+def tokenizer_dir(tmp_path_factory, imdb) -> Path:
+    """A byte-level BPE tokenizer trained offline on the demo texts: the API model's declared
+    tokenizer (tiktoken's encodings cannot be fetched offline)."""
+    from hinter.models.tokenizers import train_demo_tokenizer
+
+    texts = io.read_parquet(imdb / "tested.parquet").column("text").to_pylist()
+    path = tmp_path_factory.mktemp("tokenizer")
+    train_demo_tokenizer("demo-bpe", texts * 3, 4096).save_pretrained(path)
+    return path
+
+
+@pytest.fixture()
+def key(monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+
+
+def _spec(server: FakeOpenAI, tokenizer_dir: Path, **extra) -> dict:
+    return {
+        "backend": "openai",
+        "model": "gpt-test-0125",
+        "datasets": ["imdb"],
+        "context_tokens": 4096,
+        "max_new_tokens": dict(BUDGETS),
+        "base_url": server.base_url,
+        "api_key_env": KEY_ENV,
+        "tokenizer": str(tokenizer_dir),
+        "timeout": 0.5,
+        "max_retries": 3,
+        "concurrency": 3,
+        "prices": {"input": 0.5, "output": 1.5},
+        "max_cost_usd": None,
+        **extra,
+    }
+
+
+def _predictor(spec, imdb, cache, variant="default") -> LLMPredictor:
+    return LLMPredictor(
+        "gpt", spec, dataset="imdb", variant=variant, meta_path=imdb / "meta.json",
+        train_path=imdb / "train.parquet", cache_dir=cache, from_hub=False,
+    )  # fmt: skip
+
+
+def _suite(imdb: Path, folder: Path) -> tuple[Path, Path]:
+    """A man -> woman style mutant of every tested document (but the examples)."""
+    docs = io.read_parquet(imdb / "tested.parquet", tables.TESTED_DOCUMENTS).to_pylist()
+    rows = []
+    for doc in docs[3:]:
+        text = doc["text"]
+        start = text.index(" ") + 1
+        end = text.index(" ", start)
+        es = [edits.Edit(start, end, "woman")]
+        rows.append(
+            {"mutant_id": edits.mutant_id(doc["doc_id"], es), "doc_id": doc["doc_id"],
+             "order": 1, "role": "mutant", "attributes": ["gender"], "pair_ids": ["p"],
+             "edits": [e.as_dict() for e in es], "parent_ids": []}
+        )  # fmt: skip
+    m_path, v_path = folder / "m.parquet", folder / "v.parquet"
+    io.write_parquet(pa.Table.from_pylist(rows, schema=tables.MUTANTS), m_path, tables.MUTANTS)
+    validity = [
+        {"mutant_id": r["mutant_id"], "valid": True, "reason": "ok", "sentence_index": None}
+        for r in rows
+    ]
+    io.write_parquet(pa.Table.from_pylist(validity, schema=tables.VALIDITY), v_path)
+    return m_path, v_path
+
+
+def _texts(imdb: Path, suite) -> dict[str, str]:
+    docs = io.read_parquet(imdb / "tested.parquet", tables.TESTED_DOCUMENTS).to_pylist()
+    texts = {d["doc_id"]: d["text"] for d in docs}
+    for row in io.read_parquet(suite[0], tables.MUTANTS).to_pylist():
+        es = edits.normalise(row["edits"], len(texts[row["doc_id"]]))
+        texts[row["mutant_id"]] = edits.apply_edits(texts[row["doc_id"]], es)
+    return texts
+
+
+def _run(predictor, imdb, suite, out) -> None:
+    m_path, v_path = suite
+    run_predict_stage(
+        predictor, docs_path=imdb / "tested.parquet", mutants_paths=[m_path],
+        validity_paths=[v_path], out_path=out, keep_discarded=True,
+    )  # fmt: skip
+
+
+def test_wire_format_answers_and_confidence(imdb, tokenizer_dir, tmp_path, key):
+    suite = _suite(imdb, tmp_path)
+    with FakeOpenAI() as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        _run(predictor, imdb, suite, tmp_path / "p.parquet")
+    body = server.requests[0]
+    assert body["model"] == "gpt-test-0125" and body["temperature"] == 0 and body["n"] == 1
+    assert body["max_tokens"] == 7 and body["logprobs"] is True
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["system"] + ["user", "assistant"] * 3 + ["user"]
+    assert body["messages"][-1]["content"].startswith("Question: Is the expressed sentiment")
+    assert all(h.get("authorization") == f"Bearer {SECRET}" for h in server.headers)
+    rows = io.read_parquet(tmp_path / "p.parquet", tables.PREDICTIONS).to_pylist()
+    assert len(rows) == len(server.requests) == 7 + 7  # originals (no examples) + mutants
+    texts = _texts(imdb, suite)
+    for row in rows:
+        negative = re.search(r"\bwom[ae]n\b", texts[row["text_id"]], re.I)
+        assert row["labels"] == ([0] if negative else [1]), row
+        # "Answer" ":" " Negative" at 0.9 each: the answer's tokens, not the final "."
+        assert row["confidence"] == pytest.approx(0.9**3, rel=1e-5)
+        assert row["answer_status"] == "answer" and row["status"] == "ok"
+
+
+def test_retries_honour_retry_after_and_recover(imdb, tokenizer_dir, tmp_path, key, monkeypatch):
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
+    faults = iter(["429", "500", "timeout", "malformed", "empty"])
+
+    def behaviour(body):
+        return next(faults, None)
+
+    with FakeOpenAI(behaviour, delay=1.5) as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=5)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        texts = ["The film was fine."]
+        keys, outputs = predictor.engine.resolve(texts)
+    assert predictor.parse(outputs[keys[0]]).labels == [1]
+    assert len(server.requests) == 6  # five faults, then the answer
+    assert predictor.backend.usage.retries == 5
+    assert predictor.backend.usage.waits[0] == pytest.approx(0.2)  # Retry-After honoured
+    assert all(0 < w <= 0.16 for w in predictor.backend.usage.waits[1:])  # backoff, jittered
+
+
+def test_retries_are_bounded_and_leave_nothing_half_written(imdb, tokenizer_dir, tmp_path, key):
+    with FakeOpenAI(lambda body: "500") as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=2)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        with pytest.raises(ApiError, match="500 after 3 attempts") as info:
+            _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+    assert "\n" not in str(info.value)
+    assert len(server.requests) == 3
+    assert not (tmp_path / "p.parquet").exists()
+
+
+def test_a_response_that_stays_malformed_is_an_error_row_not_cached(
+    imdb, tokenizer_dir, tmp_path, key
+):
+    def behaviour(body):
+        return "empty" if "woman" in body["messages"][-1]["content"] else None
+
+    suite = _suite(imdb, tmp_path)
+    with FakeOpenAI(behaviour) as server:
+        spec = _spec(server, tokenizer_dir, max_retries=1)
+        _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, suite, tmp_path / "p.parquet")
+        rows = io.read_parquet(tmp_path / "p.parquet", tables.PREDICTIONS).to_pylist()
+        errors = {r["text_id"] for r in rows if r["status"] == "error"}
+        texts = _texts(imdb, suite)
+        failing = {r["text_id"] for r in rows if "woman" in texts[r["text_id"]]}
+        assert errors == failing and len(failing) >= 7  # every mutant, some originals
+        for row in rows:
+            if row["text_id"] in errors:
+                assert row["labels"] == [] and row["answer"] is None
+        sent = len(server.requests)
+        server.behaviour = lambda body: None  # the server recovers: only the failures are retried
+        _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, suite, tmp_path / "p2.parquet")
+    assert len(server.requests) - sent == len(failing)
+    rows = io.read_parquet(tmp_path / "p2.parquet", tables.PREDICTIONS).to_pylist()
+    assert {r["status"] for r in rows} == {"ok"}
+
+
+def test_fatal_status_stops_at_once(imdb, tokenizer_dir, tmp_path, key):
+    with FakeOpenAI(lambda body: "401") as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        with pytest.raises(ApiError, match="HTTP 401"):
+            _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+    assert len(server.requests) <= 3  # the requests in flight, no retries, no more
+
+
+def test_missing_key_fails_with_one_line_after_the_estimate(
+    imdb, tokenizer_dir, tmp_path, monkeypatch, caplog
+):
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    caplog.set_level(logging.INFO)
+    with FakeOpenAI() as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        with pytest.raises(ConfigError) as info:
+            _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+    assert str(info.value).startswith(f"environment variable {KEY_ENV} is not set")
+    assert "\n" not in str(info.value)
+    assert server.requests == []
+    estimate = [r.getMessage() for r in caplog.records if "dry estimate" in r.getMessage()]
+    assert estimate and "14 requests to send (0 in the response cache)" in estimate[0]
+
+
+def test_dry_estimate_over_budget_sends_nothing(imdb, tokenizer_dir, tmp_path, key):
+    with FakeOpenAI() as server:
+        spec = _spec(server, tokenizer_dir, max_cost_usd=1e-6)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        with pytest.raises(ConfigError, match="exceeds max_cost_usd"):
+            _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+    assert server.requests == []
+
+
+def test_repeated_runs_are_requeried_and_reruns_are_free(imdb, tokenizer_dir, tmp_path, key):
+    suite = _suite(imdb, tmp_path)
+    with FakeOpenAI() as server:
+        spec = _spec(server, tokenizer_dir)
+        for variant, expected in (("default", 14), ("default", 0), ("default-run2", 14)):
+            before = len(server.requests)
+            _run(_predictor(spec, imdb, tmp_path / "cache", variant), imdb, suite,
+                 tmp_path / f"{variant}.parquet")  # fmt: skip
+            assert len(server.requests) - before == expected, variant
+    bodies = {str(b) for b in server.requests}
+    assert len(bodies) == 14  # run 2 sent the same requests again: real re-queries
+    assert request_key(server.base_url, server.requests[0], 1) != request_key(
+        server.base_url, server.requests[0], 2
+    )
+
+
+KILLED_RUN = """
+import sys
+from pathlib import Path
+sys.path.insert(0, {support!r})
+from test_openai_contract import _predictor, _run, _spec
+from hinter.workflow import setup_logging
+
+class Server:
+    base_url = {base_url!r}
+
+setup_logging({log!r})
+spec = _spec(Server, Path({tokenizer!r}), concurrency=2)
+imdb = Path({imdb!r})
+_run(_predictor(spec, imdb, Path({cache!r})), imdb, ({m!r}, {v!r}), Path({out!r}))
+"""
+
+
+def test_a_killed_run_resumes_without_repeating_a_paid_request(imdb, tokenizer_dir, tmp_path, key):
+    """Kill -9 a predict job after 5 answers; the rerun sends only what was never answered,
+    and no file anywhere holds the API key."""
+    m_path, v_path = _suite(imdb, tmp_path)
+    cache, out, log = tmp_path / "cache", tmp_path / "p.parquet", tmp_path / "job.log"
+    gate = {"open": 5}
+
+    def behaviour(body):
+        with server.lock:
+            if gate["open"] <= 0:
+                return "hang"
+            gate["open"] -= 1
+        return None
+
+    with FakeOpenAI(behaviour) as server:
+        script = KILLED_RUN.format(
+            support=str(Path(__file__).parent), base_url=server.base_url,
+            tokenizer=str(tokenizer_dir), imdb=str(imdb), cache=str(cache), m=str(m_path),
+            v=str(v_path), out=str(out), log=str(log),
+        )  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        job = subprocess.Popen([sys.executable, "-c", script], env=env)
+        deadline = time.time() + 300
+        while len(server.answered) < 5 or len(server.requests) < 6:
+            assert job.poll() is None, "the job ended before it was killed"
+            assert time.time() < deadline
+            time.sleep(0.05)
+        time.sleep(0.3)  # let the client store the answers it has
+        job.send_signal(signal.SIGKILL)
+        job.wait()
+        assert not out.exists()
+        first = [str(b) for b in server.answered]
+        server.behaviour = lambda body: None
+        setup_logging(log)
+        _run(_predictor(_spec(server, tokenizer_dir), imdb, cache), imdb, (m_path, v_path), out)
+        logging.getLogger().handlers.clear()
+    answered = [str(b) for b in server.answered]
+    assert len(first) == 5
+    assert len(answered) == 14 and len(set(answered)) == 14  # no answered request repeated
+    assert len(io.read_parquet(out, tables.PREDICTIONS)) == 14
+    # The key reached the server in the Authorization header, and nowhere else.
+    for path in [*tmp_path.rglob("*"), *imdb.rglob("*")]:
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+
+
+def test_answer_for_is_a_real_function_of_the_document():
+    body = {"messages": [{"role": "user", "content": "Question: q\nText: A woman left."}]}
+    assert answer_for(body) == "Answer: Negative."
+    body["messages"][0]["content"] = "Question: Was the woman happy?\nText: A man left."
+    assert answer_for(body) == "Answer: Positive."

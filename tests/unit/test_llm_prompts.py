@@ -1,0 +1,186 @@
+"""Prompts as data: every template filled, examples resolved and excluded, text pinned."""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from hinter import tables
+from hinter.data import display_names
+from hinter.errors import ConfigError, DataError
+from hinter.models.prompts import (
+    PROMPTS_DIR,
+    answer_text,
+    build_prompt,
+    check_paper_examples,
+    excluded_documents,
+    load_prompt_spec,
+    resolve_examples,
+    truncate_words,
+)
+
+DATASETS = ["ecthr_a", "scotus", "eurlex", "ledgar", "imdb"]
+GOLDEN = Path(__file__).parent / "golden" / "prompts"
+LABELS = PROMPTS_DIR.parent / "labels"
+FILLER = "The parties agreed to the terms set out below and signed them on the same day."
+
+
+@functools.cache
+def _paper_train(dataset: str) -> pa.Table:
+    """A train split holding, at the paper's indices, documents that start as 001 Table 8 shows
+    and carry its answers (longer than the shown 150 words); filler elsewhere."""
+    spec = load_prompt_spec(dataset)
+    names = display_names(dataset, LABELS)
+    n = max(e.index for e in spec.examples) + 1
+    texts = [f"{FILLER} ({i})" for i in range(n)]
+    labels: list[list[int]] = [[0] for _ in range(n)]
+    for example in spec.examples:
+        body = " ".join(f"word{k}" for k in range(200))
+        texts[example.index] = f"{example.starts} {body}"
+        labels[example.index] = sorted(names.index(a) for a in example.answer)
+    return pa.table(
+        {"doc_id": [f"train-{i:06d}" for i in range(n)], "text": texts, "labels": labels},
+        schema=tables.DOCUMENTS,
+    )
+
+
+def _render(messages: list[dict]) -> str:
+    return "\n\n".join(f"[{m['role']}]\n{m['content']}" for m in messages) + "\n"
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_default_prompt_text_is_pinned(dataset):
+    """Golden files (tests/unit/golden/prompts): the paper's prompt with every placeholder
+    filled, the label list included, three examples from the paper's train indices.
+    HINTER_UPDATE_GOLDEN=1 rewrites them (review the diff)."""
+    spec = load_prompt_spec(dataset)
+    names = display_names(dataset, LABELS)
+    examples = resolve_examples(spec, _paper_train(dataset), from_hub=True)
+    assert [e.index for e in examples] == [e.index for e in spec.examples]
+    assert check_paper_examples(spec, examples, names) == []
+    prompt = build_prompt(spec, "default", names, examples)
+    text = _render(prompt.messages("THE DOCUMENT UNDER TEST."))
+    path = GOLDEN / f"{dataset}.txt"
+    if os.environ.get("HINTER_UPDATE_GOLDEN"):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8")
+    assert "[LABELS]" not in text and "{labels}" not in text and "{text}" not in text
+    if dataset != "imdb":  # IMDB's paper instruction names no label list
+        assert ", ".join(names) in prompt.context[0]["content"]
+    assert text.count("[user]") == 4 and text.count("[assistant]") == 3
+    assert text.rstrip().endswith("Text: THE DOCUMENT UNDER TEST.")
+
+
+@pytest.mark.parametrize("dataset", DATASETS)
+def test_every_template_fills_every_placeholder(dataset):
+    spec = load_prompt_spec(dataset)
+    names = display_names(dataset, LABELS)
+    examples = resolve_examples(spec, _paper_train(dataset), from_hub=True)
+    assert {"default", "alt1", "alt2"} <= set(spec.templates)
+    digests = set()
+    for template in spec.templates:
+        prompt = build_prompt(spec, template, names, examples)
+        for message in prompt.messages("x"):
+            assert "{" not in message["content"] and "[LABELS]" not in message["content"]
+        digests.add(prompt.digest)
+        # the examples and their answers never change with the template (RQ6.2)
+        assert [m["content"] for m in prompt.context[2::2]] == [
+            answer_text(e.labels, names, spec.format) for e in examples
+        ]
+    assert len(digests) == len(spec.templates)
+
+
+def test_ecthr_examples_answer_with_articles_and_none():
+    spec = load_prompt_spec("ecthr_a")
+    names = display_names("ecthr_a", LABELS)
+    examples = resolve_examples(spec, _paper_train("ecthr_a"), from_hub=True)
+    answers = [answer_text(e.labels, names, spec.format) for e in examples]
+    assert answers == ["Answer: Article 6.", "Answer: Article 8, Article 1 of Protocol 1.", "None."]
+
+
+def test_demo_rule_first_distinct_label_sets():
+    train = pa.table(
+        {
+            "doc_id": [f"train-{i:06d}" for i in range(6)],
+            "text": [f"Text number {i}." for i in range(6)],
+            "labels": [[1], [1], [0], [1], [0], [1]],
+        },
+        schema=tables.DOCUMENTS,
+    )
+    spec = load_prompt_spec("imdb")
+    examples = resolve_examples(spec, train)  # the paper's indices do not exist here
+    # label sets {1} and {0} first, completed by the next document: positive, negative, positive
+    assert [e.index for e in examples] == [0, 2, 1]
+    assert excluded_documents(examples) == ["train-000000", "train-000002", "train-000001"]
+    with pytest.raises(DataError, match="beyond the 6 rows"):
+        resolve_examples(spec, train, from_hub=True)
+    with pytest.raises(DataError, match="3 few-shot examples are needed"):
+        resolve_examples(spec, train.slice(0, 2))
+
+
+def test_paper_example_mismatch_is_reported():
+    spec = load_prompt_spec("ledgar")
+    names = display_names("ledgar", LABELS)
+    train = _paper_train("ledgar")
+    texts = train.column("text").to_pylist()
+    texts[32072] = "Something else entirely."
+    train = train.set_column(1, "text", pa.array(texts))
+    problems = check_paper_examples(spec, resolve_examples(spec, train, from_hub=True), names)
+    assert problems == [
+        "train row 32072 does not start with 'Any waiver of a provision of this Agreement'"
+    ]
+
+
+def test_truncate_words_keeps_spacing():
+    text = "One  two\nthree four five"
+    assert truncate_words(text, 3) == "One  two\nthree …"
+    assert truncate_words(text, 5) == text
+    assert truncate_words(text, 9) == text
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    (tmp_path / "format.yaml").write_text((PROMPTS_DIR / "format.yaml").read_text())
+    (tmp_path / "imdb.yaml").write_text(body)
+    return tmp_path
+
+
+EXAMPLES = "examples: [{index: 1}, {index: 2}, {index: 3}]\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (EXAMPLES + "templates: {alt: {system: s, question: q}}", "a 'default' template"),
+        (
+            EXAMPLES + "templates: {default: {system: 'Choose among [{lables}]', question: q}}",
+            r"unknown placeholder \{lables\}",
+        ),
+        ("examples: [{index: 1}]\ntemplates: {default: {system: s, question: q}}", "3 examples"),
+        (EXAMPLES + "templates: {default: {system: '', question: q}}", "non-empty string"),
+        (EXAMPLES + "templatez: {}", "unknown key 'templatez'"),
+    ],
+)
+def test_bad_prompt_files_are_one_line_errors(tmp_path, body, message):
+    folder = _write(tmp_path, body)
+    with pytest.raises(ConfigError, match=message) as info:
+        load_prompt_spec("imdb", folder)
+    assert "\n" not in str(info.value) and "imdb.yaml" in str(info.value)
+
+
+def test_unknown_template_is_named(tmp_path):
+    with pytest.raises(ConfigError, match="no prompt template 'alt9'"):
+        load_prompt_spec("imdb").template("alt9")
+
+
+def test_documents_are_inserted_verbatim():
+    spec = load_prompt_spec("scotus")
+    names = display_names("scotus", LABELS)
+    train = _paper_train("scotus")
+    prompt = build_prompt(spec, "default", names, resolve_examples(spec, train, from_hub=True))
+    tricky = "A {labels} and {text} and [LABELS] document."
+    assert prompt.messages(tricky)[-1]["content"].endswith("Text: " + tricky)
