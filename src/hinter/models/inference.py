@@ -44,7 +44,7 @@ import pyarrow.parquet as pq
 
 from hinter import edits as edits_mod
 from hinter import io, tables
-from hinter.errors import DataError
+from hinter.errors import DataError, first_line
 from hinter.models import decisions
 from hinter.models.cache import MemoryCache, PredictionCache
 from hinter.models.loading import Classifier, load_classifier
