@@ -18,7 +18,7 @@ def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
     sample per (model, dataset); texts shared between models are checked once (score cache).
     """
     grammar = config.get("grammar", {})
-    runs = [r for r in plan.model_runs(config) if r.implemented]
+    runs = plan.model_runs(config)
     datasets, models = grammar.get("datasets"), grammar.get("models")
     # Any known dataset may be named, so that `--config datasets=[...]` narrows a run without
     # editing this section (as for the other per-dataset settings).

@@ -21,7 +21,7 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         for key in ("max_mutants_per_document", "max_mutants_per_suite")
         if mutation.get(key)
     ]
-    runs = [r for r in plan.model_runs(config) if r.implemented]
+    runs = plan.model_runs(config)
     return {
         "run": config["run_name"],
         "datasets": ", ".join(config["datasets"]),
