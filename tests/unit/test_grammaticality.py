@@ -367,7 +367,7 @@ def test_grammar_runs_follow_the_config(repo):
     paper = validate_config(load_yaml(repo / "config" / "config.yaml"))
     runs = grammar_runs(paper)
     assert {r.dataset for r in runs} == {"ecthr_a", "scotus", "eurlex", "ledgar"}
-    assert len(runs) == 16  # 4 encoders x 4 legal datasets (LLM runs join once they predict)
+    assert len(runs) == 24  # (4 encoders + 2 LLMs) x 4 legal datasets
     assert checker_settings(paper) == ("harper", {"dialect": "american"})
     assert sample_options(paper) == SampleOptions(2800, 2800, 0.25, 2, 20000, 42)
     demo = validate_config(load_yaml(repo / "config" / "demo.yaml"))
