@@ -94,10 +94,6 @@ class RunLayout:
     def sbic(self, name: str) -> str:
         return self._join("sbic", name)
 
-    # -- parser (a pipeline trained by the run) ----------------------------------------------
-    def parser(self, name: str) -> str:
-        return self._join("parser", name)
-
     # -- mutants and validity ----------------------------------------------------------------
     def mutants(self, track: str, dataset: str, suite: str, shard: str) -> str:
         """Mutants of one suite and shard, as edits (:data:`hinter.tables.MUTANTS`)."""

@@ -137,14 +137,10 @@ def all_outcomes():
     return [L.outcomes(*key) for key in outcome_keys()]
 
 
-def parser_pipeline():
-    """The invariant's spaCy pipeline: the trained demo pipeline or an installed package."""
-    pipeline = config["parser"]["pipeline"]
-    return L.parser("pipeline") if pipeline == "demo" else pipeline
-
-
 def parser_input(wildcards):
-    return [parser_pipeline()] if config["parser"]["pipeline"] == "demo" else []
+    """A pipeline directory is an input of the invariant: a retrained one reruns it."""
+    pipeline = config["parser"]["pipeline"]
+    return [pipeline] if config["invariant"]["enabled"] and Path(pipeline).is_dir() else []
 
 
 def predict_inputs(wc):
