@@ -197,9 +197,9 @@ def compare(nlp, docs, rows, cache_path, cap=500, memoise=False) -> Comparison:
     """Run paper Alg. 3 literally and the incremental checker with a cold cache, on ``rows``
     (mutant rows whose ``doc_id`` keys ``docs``).
 
-    ``memoise`` (for checks of correctness, not speed): every distinct sentence of the originals
-    and mutants is parsed once, in one batch, and both algorithms read those parses. A parse is
-    a pure function of the sentence text, so no verdict changes; every decision of the
+    ``memoise`` (for checks of correctness, not speed): every distinct text is split once for
+    the literal algorithm and every distinct sentence parsed once, in one batch, for both. A
+    parse is a pure function of the sentence text, so no verdict changes; every decision of the
     incremental checker (which pairs to compare, memoised pair verdicts, parents' sentences)
     is still its own.
     """
@@ -215,17 +215,20 @@ def compare(nlp, docs, rows, cache_path, cap=500, memoise=False) -> Comparison:
     )
 
     splitter = SentenceSplitter.for_pipeline(nlp)
+    split = splitter.split
     naive_parser = SpacyParser(nlp, "naive", batch_size=256)
     parse = naive_parser.parse
     parser = SpacyParser(nlp, "fresh", batch_size=256)
     if memoise:
-        texts = {s for r in rows for s in splitter.split(docs[r["doc_id"]])}
-        texts |= {
-            s for r in rows for s in splitter.split(apply_edits(docs[r["doc_id"]], r["edits"]))
-        }
-        ordered = sorted(texts)
+        texts = {docs[r["doc_id"]] for r in rows}
+        texts |= {apply_edits(docs[r["doc_id"]], r["edits"]) for r in rows}
+        splits = {t: splitter.split(t) for t in texts}
+        ordered = sorted({s for sentences in splits.values() for s in sentences})
         memo = dict(zip(ordered, naive_parser.parse(ordered), strict=True))
         parser = _MemoParser(nlp, memo)
+
+        def split(text):
+            return splits[text]
 
         def parse(sentences):
             return [memo[s] for s in sentences]
@@ -235,7 +238,7 @@ def compare(nlp, docs, rows, cache_path, cap=500, memoise=False) -> Comparison:
         inv_check(
             docs[r["doc_id"]],
             apply_edits(docs[r["doc_id"]], r["edits"]),
-            splitter.split,
+            split,
             parse,
             cap,
         )

@@ -111,6 +111,9 @@ def test_rq1_tables_end_to_end(demo_run):
         assert name.replace("_", "\\_") in table3
     truth = _csv(demo_run / "rq1" / "truth_table.csv")
     assert truth, "empty truth table"
+    # the planted bias is found through the real parser's filter: errors and hidden errors
+    total = next(r for r in _csv(demo_run / "rq1" / "table3.csv") if r["model"] == "Total")
+    assert float(total["error_rate_pct"]) > 1 and int(total["hidden"]) > 0
     examples = (demo_run / "rq1" / "hidden_examples.md").read_text()
     assert "Intersectional" in examples and "**" in examples
 
