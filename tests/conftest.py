@@ -14,7 +14,7 @@ for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
-# Shared test helpers (hand-built suites, model directories, a tiny parser) live in tests/support.
+# Shared test helpers (hand-built suites, model directories, the real parser) live in tests/support.
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 

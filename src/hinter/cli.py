@@ -400,7 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
     test.add_argument("--pairing", choices=["as_published", "complete"], default="as_published")
     test.add_argument("--dictionary", default=dictionary, help="curated dictionary folder")
     test.add_argument(
-        "--parser", default="en_core_web_sm", help="spaCy pipeline (package or directory)"
+        "--parser",
+        default="en_core_web_sm",
+        help="spaCy pipeline of the invariant: en_core_web_sm (spaCy's package if installed, "
+        "else the pinned offline re-upload), another installed package, or a directory",
     )
     test.add_argument("--no-invariant", action="store_true", help="keep every mutant (MUTAINT)")
     test.add_argument("--max-sentence-chars", type=int, default=500)

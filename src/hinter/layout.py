@@ -94,10 +94,6 @@ class RunLayout:
     def sbic(self, name: str) -> str:
         return self._join("sbic", name)
 
-    # -- parser (a pipeline trained by the run) ----------------------------------------------
-    def parser(self, name: str) -> str:
-        return self._join("parser", name)
-
     # -- mutants and validity ----------------------------------------------------------------
     def windows(self, track: str, dataset: str, shard: str) -> str:
         """What an LLM track's models read of each document of a shard (:data:`hinter.tables.

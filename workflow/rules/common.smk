@@ -176,14 +176,10 @@ def all_variant_outcomes():
     return [L.outcomes(*key) for key in variant_outcome_keys()]
 
 
-def parser_pipeline():
-    """The invariant's spaCy pipeline: the trained demo pipeline or an installed package."""
-    pipeline = config["parser"]["pipeline"]
-    return L.parser("pipeline") if pipeline == "demo" else pipeline
-
-
 def parser_input(wildcards):
-    return [parser_pipeline()] if config["parser"]["pipeline"] == "demo" else []
+    """A pipeline directory is an input of the invariant: a retrained one reruns it."""
+    pipeline = config["parser"]["pipeline"]
+    return [pipeline] if config["invariant"]["enabled"] and Path(pipeline).is_dir() else []
 
 
 def predict_inputs(wc):

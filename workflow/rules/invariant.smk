@@ -6,8 +6,7 @@ rule check_invariant:
     input:
         mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
         docs=lambda wc: L.tested(wc.dataset, wc.shard),
-        # The demo pipeline when it is trained here; no parser when the invariant is off.
-        parser=parser_input if config["invariant"]["enabled"] else [],
+        parser=parser_input,
         # An intersectional suite waits for its attributes' atomic suites: the parse cache then
         # holds its parents' sentences, and its parents' verdicts must agree with theirs.
         atomic=lambda wc: [
@@ -26,7 +25,7 @@ rule check_invariant:
     # check_invariant=N` parses large batches (thousands of sentences) in N processes.
     threads: 1
     params:
-        pipeline=parser_pipeline(),
+        pipeline=config["parser"]["pipeline"],
         invariant=config["invariant"],
         cache_dir=config["cache_dir"],
     script:

@@ -1,11 +1,11 @@
-"""The demo grammar: English sentences generated together with their gold analysis.
+"""The demo grammar: English sentences generated together with their analysis.
 
 Every sentence comes out of phrase builders that know, for each token, its PTB tag (spaCy
-``token.tag_``), its head and its spaCy English dependency label. The corpora (`corpus`) and the
-treebank (`treebank`) are written by the same builders, so the parser trained on the treebank
-is accurate on the corpora and on their mutants: the slots that take a bias-dictionary term take
-every term of that slot (sources and targets alike), including the multi-word group terms that
-replace one-word ones ("people" -> "people with mental disorder").
+``token.tag_``), its head and its spaCy English dependency label; the tags drive agreement, and
+the analysis keeps the frames well-formed (tested). The slots that take a bias-dictionary term
+take every term of that slot (sources and targets alike), including the multi-word group terms
+that replace one-word ones ("people" -> "people with mental disorder"), so the demo corpora
+(`corpus`) are rich in mutable words of all three attributes.
 
 Data: ``resources/demo/lexicon.tsv`` (dictionary terms by slot, with their analysis) and
 ``resources/demo/topics.tsv`` (the label-bearing topic phrases). All other words are below.
@@ -215,7 +215,6 @@ class Entry:
     attribute: str
     cls: str
     tokens: tuple[TokenSpec, ...]
-    treebank_only: bool = False
 
     @property
     def text(self) -> str:
@@ -306,11 +305,10 @@ class Lexicon:
         entries = []
         for n, cols in _read_tsv(folder / "lexicon.tsv"):
             where = f"{folder / 'lexicon.tsv'}:{n}"
-            if len(cols) not in (4, 5):
-                raise DataError(f"{where}: {len(cols)} columns, expected 4 or 5")
-            slot, attribute, klass, spec = cols[:4]
-            flags = cols[4].split(",") if len(cols) == 5 and cols[4] else []
-            entries.append(Entry(slot, attribute, klass, parse_tokens(spec, where), "tb" in flags))
+            if len(cols) != 4:
+                raise DataError(f"{where}: {len(cols)} columns, expected 4")
+            slot, attribute, klass, spec = cols
+            entries.append(Entry(slot, attribute, klass, parse_tokens(spec, where)))
         topics: dict[str, dict[int, list[Entry]]] = {}
         for n, cols in _read_tsv(folder / "topics.tsv"):
             where = f"{folder / 'topics.tsv'}:{n}"
@@ -323,8 +321,8 @@ class Lexicon:
             {ds: {k: tuple(v) for k, v in labels.items()} for ds, labels in topics.items()},
         )
 
-    def slot(self, name: str, treebank: bool = False) -> list[Entry]:
-        return [e for e in self.entries if e.slot == name and (treebank or not e.treebank_only)]
+    def slot(self, name: str) -> list[Entry]:
+        return [e for e in self.entries if e.slot == name]
 
     def terms(self, attribute: str | None = None) -> set[str]:
         """Dictionary terms the grammar can write (lower case)."""
@@ -609,7 +607,7 @@ class Writer:
     """Draws sentences from the grammar with a seeded RNG.
 
     ``bias`` maps an attribute to the dictionary classes its slots prefer with probability
-    ``strength`` (the corpus generator's planted bias); ``treebank`` admits treebank-only terms.
+    ``strength`` (the corpus generator's planted bias).
     """
 
     def __init__(
@@ -619,15 +617,12 @@ class Writer:
         *,
         bias: Mapping[str, Sequence[str]] | None = None,
         strength: float = 0.0,
-        treebank: bool = False,
     ):
         self.lex = lexicon
         self.rng = rng
         self.bias = {k: tuple(v) for k, v in (bias or {}).items()}
         self.strength = strength
-        self.slots = {
-            name: lexicon.slot(name, treebank) for name in {e.slot for e in lexicon.entries}
-        }
+        self.slots = {name: lexicon.slot(name) for name in {e.slot for e in lexicon.entries}}
 
     # --- random helpers
     def pick(self, seq: Sequence):

@@ -216,7 +216,7 @@ def _markdown(terms, candidates, summary, notes, supported, min_support, context
     kinds = {
         "self_pair_dropped": "Self-pairs dropped",
         "duplicate_merged": "Duplicates merged",
-        "case_kept": "Case kept (acronyms)",
+        "case_kept": "Case kept (acronyms and proper names)",
         "ambiguous_removed": "Ambiguous words removed (dictionary.drop_ambiguous)",
         "ambiguous": "Ambiguous everyday words (kept; review them)",
     }

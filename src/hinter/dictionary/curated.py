@@ -10,7 +10,11 @@ normalised, as tidy tables (see ``resources/dictionary/README.md``):
 - ``<attribute>.tsv`` — source_class, source, target_class, target, published_lines: the
   published directed pairs, one row per distinct pair (``published_lines`` keeps every line of the
   published file it came from, so duplicates stay countable);
-- ``ambiguous.tsv`` — attribute, term, reason: everyday words to review (not removed by default).
+- ``ambiguous.tsv`` — attribute, term, reason: everyday words to review (not removed by default);
+- ``spelling.tsv`` — term, spelling, kind: the canonical form of every term English writes with
+  capitals (``native american`` → ``Native American``, ``mr`` → ``Mr``); a term not listed is
+  written as stored (lower-case, or an acronym such as ``CEO``). Loading applies it, so compiled
+  pairs carry canonical forms and replacements are written as a reader would write them.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ PAIRINGS_COLUMNS = ("attribute", "source_class", "target_class", "complete")
 CLASSES_COLUMNS = ("class", "term", "published_lines")
 PAIRS_COLUMNS = ("source_class", "source", "target_class", "target", "published_lines")
 AMBIGUOUS_COLUMNS = ("attribute", "term", "reason")
+SPELLING_COLUMNS = ("term", "spelling", "kind")
+SPELLING_KINDS = ("people", "place", "title")
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ def resource_files(resources: str | Path, attribute: str) -> list[Path]:
         base / f"{attribute}.classes.tsv",
         base / f"{attribute}.tsv",
         base / "ambiguous.tsv",
+        base / "spelling.tsv",
     ]
 
 
@@ -110,9 +117,31 @@ def _checked_term(value: str, where: str) -> str:
     return value
 
 
+def load_spellings(resources: str | Path) -> dict[str, str]:
+    """Stored term -> canonical form, from ``spelling.tsv`` (checked: same letters, other case)."""
+    path = Path(resources) / "spelling.tsv"
+    out: dict[str, str] = {}
+    for line, row in read_tsv(path, SPELLING_COLUMNS):
+        where = f"{path}:{line}"
+        term, spelling = _checked_term(row["term"], where), row["spelling"]
+        if spelling.lower() != term.lower() or spelling == term or term_problem(spelling):
+            raise DataError(
+                f"{where}: spelling {spelling!r} must be {term!r} with capitals, nothing else"
+            )
+        if row["kind"] not in SPELLING_KINDS:
+            raise DataError(f"{where}: kind {row['kind']!r} is not one of {list(SPELLING_KINDS)}")
+        if term in out:
+            raise DataError(f"{where}: {term!r} is listed twice")
+        out[term] = spelling
+    return out
+
+
 def load_builtin(resources: str | Path, attribute: str) -> AttributeSpec:
-    """Load and check one shipped attribute; a malformed row is a DataError naming file:line."""
+    """Load and check one shipped attribute; a malformed row is a DataError naming file:line.
+
+    Terms come out in their canonical form (``spelling.tsv``)."""
     base = Path(resources)
+    spelled = load_spellings(base)
     pairings_path = base / "pairings.tsv"
     pairings: list[Pairing] = []
     for line, row in read_tsv(pairings_path, PAIRINGS_COLUMNS):
@@ -131,7 +160,7 @@ def load_builtin(resources: str | Path, attribute: str) -> AttributeSpec:
     classes: dict[str, list[str]] = {}
     for line, row in read_tsv(classes_path, CLASSES_COLUMNS):
         where = f"{classes_path}:{line}"
-        term = _checked_term(row["term"], where)
+        term = spelled.get(_checked_term(row["term"], where), row["term"])
         _lines(row["published_lines"], where)
         members = classes.setdefault(row["class"], [])
         if term in members:
@@ -155,8 +184,8 @@ def load_builtin(resources: str | Path, attribute: str) -> AttributeSpec:
             raise DataError(
                 f"{where}: class pairing {key[0]!r} -> {key[2]!r} is not in {pairings_path}"
             )
-        source = _checked_term(row["source"], where)
-        target = _checked_term(row["target"], where)
+        source = spelled.get(_checked_term(row["source"], where), row["source"])
+        target = spelled.get(_checked_term(row["target"], where), row["target"])
         if key in seen:
             raise DataError(
                 f"{where}: duplicate pair {source!r} -> {target!r} (first at line {seen[key]})"

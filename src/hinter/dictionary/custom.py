@@ -21,7 +21,7 @@ from typing import Any
 
 from hinter.dictionary.curated import AttributeSpec, ListedPair, Pairing, resource_files
 from hinter.dictionary.files import read_lines
-from hinter.dictionary.terms import normalise_term, term_problem
+from hinter.dictionary.terms import collapse, term_problem
 from hinter.errors import ConfigError, DataError
 
 _PAIR_COLUMNS = ("source", "target", "source_class", "target_class")
@@ -116,7 +116,7 @@ def _read_class(path: Path, shown: str) -> list[tuple[int, str]]:
             raise DataError(
                 f"{where}: expected one term per line, found a separator in {raw.strip()!r}"
             )
-        term = normalise_term(raw)
+        term = collapse(raw)  # a custom term's canonical form is as written
         problem = term_problem(term)
         if problem:
             raise DataError(f"{where}: {problem}")
@@ -182,7 +182,7 @@ def _read_pairs(
         row = dict(zip(columns, cells, strict=True))
         terms = {}
         for side in ("source", "target"):
-            term = normalise_term(row[side])
+            term = collapse(row[side])
             problem = term_problem(term)
             if problem:
                 raise DataError(f"{where}: {side}: {problem}")

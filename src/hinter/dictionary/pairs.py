@@ -26,7 +26,7 @@ from hinter.dictionary.curated import (
 )
 from hinter.dictionary.custom import load_custom
 from hinter.dictionary.files import read_tsv, write_tsv
-from hinter.dictionary.terms import head_gender
+from hinter.dictionary.terms import head_gender, normalise_term
 from hinter.errors import ConfigError
 
 PAIRINGS = ("as_published", "complete")
@@ -183,19 +183,18 @@ def compile_pairs(
         uses: dict[str, int] = {}
         for row in kept:
             for term in {row["source"], row["target"]}:
-                if (spec.name, term) in ambiguous:
+                if (spec.name, normalise_term(term)) in ambiguous:
                     uses[term] = uses.get(term, 0) + 1
         for term, n in uses.items():
-            reason = ambiguous[(spec.name, term)]
+            reason = ambiguous[(spec.name, normalise_term(term))]
             kind = "ambiguous_removed" if drop_ambiguous else "ambiguous"
             notes.append(Note(spec.name, kind, term, "", f"{reason}; in {n} pairs"))
         if drop_ambiguous:
             kept = [r for r in kept if r["source"] not in uses and r["target"] not in uses]
         words = {t for r in kept for t in (r["source"], r["target"])}
         for term in sorted(t for t in words if t != t.lower()):
-            notes.append(
-                Note(spec.name, "case_kept", term, "", "all-capitals acronym keeps its case")
-            )
+            detail = "acronym" if term.isupper() else "canonical form with capitals"
+            notes.append(Note(spec.name, "case_kept", term, "", detail))
         stats.append(
             AttributeStats(
                 attribute=spec.name,

@@ -1,8 +1,12 @@
 """Term normalisation and checks shared by the curated lists, custom lists and SBIC extraction.
 
-Case policy: a term is stored lower-case unless it is written entirely in capitals (an acronym
-such as ``CEO``), which keeps its case. Matching in texts is case-insensitive (DESIGN §8), so the
-stored case only decides how a *replacement* is spelled when it is inserted.
+Case policy: every term has one **canonical form**, the way it is written in the middle of a
+sentence: lower-case for common words (``people with mental illness``), capitals where English
+writes them (``Native American``, ``Mr``, ``CEO``). Matching in texts is case-insensitive
+(DESIGN §8); the canonical form decides how a *replacement* is written
+(:func:`hinter.mutation.matching.transfer_case`). The published lists are lower-case (acronyms
+aside), so the built-in attributes take their capitals from ``resources/dictionary/spelling.tsv``;
+custom lists are taken as written.
 """
 
 from __future__ import annotations
@@ -21,13 +25,18 @@ MALE_HEADS = frozenset({"man", "men", "boy", "boys", "gentleman", "gentlemen"})
 
 
 def canonical_case(term: str) -> str:
-    """Lower-case, except an all-capitals acronym (``CEO``) which keeps its case."""
+    """The published lists' case: lower-case, except an all-capitals acronym (``CEO``)."""
     return term if term.isupper() else term.lower()
 
 
 def normalise_term(raw: str) -> str:
-    """Strip, collapse inner whitespace and apply the case policy."""
-    return canonical_case(_SPACES.sub(" ", raw.strip()))
+    """Strip, collapse inner whitespace and apply the published lists' case policy."""
+    return canonical_case(collapse(raw))
+
+
+def collapse(raw: str) -> str:
+    """Strip and collapse inner whitespace, keeping the case (a custom list's canonical form)."""
+    return _SPACES.sub(" ", raw.strip())
 
 
 def term_problem(term: str) -> str | None:

@@ -2,7 +2,8 @@
 
 - :mod:`~hinter.invariant.compare`: ``tolerant_table_comp`` (Alg. 4), reason codes, verdicts;
 - :mod:`~hinter.invariant.split`: the deterministic sentence splitter;
-- :mod:`~hinter.invariant.parse`: the spaCy pipeline (loading, batched parsing);
+- :mod:`~hinter.invariant.parse`: the spaCy pipeline (en_core_web_sm found offline, checked on
+  load; batched parsing);
 - :mod:`~hinter.invariant.cache`: the persistent parse cache (SQLite);
 - :mod:`~hinter.invariant.check`: ``inv_check`` (Alg. 3, literal) and the incremental checker;
 - :mod:`~hinter.invariant.stage`: the workflow stage (validity files and summaries).
@@ -24,11 +25,21 @@ from hinter.invariant.compare import (
     tolerant_errors,
     tolerant_table_comp,
 )
-from hinter.invariant.parse import SpacyParser, load_pipeline, parse_of, pipeline_fingerprint
+from hinter.invariant.parse import (
+    DEFAULT_PIPELINE,
+    PipelineInfo,
+    SpacyParser,
+    load_pipeline,
+    parse_of,
+    pipeline_fingerprint,
+    pipeline_info,
+    resolve_pipeline,
+)
 from hinter.invariant.split import SentenceSplitter
 from hinter.invariant.stage import check_shard, summarise
 
 __all__ = [
+    "DEFAULT_PIPELINE",
     "DEP",
     "DISABLED",
     "OK",
@@ -40,6 +51,7 @@ __all__ = [
     "IncrementalChecker",
     "Parse",
     "ParseCache",
+    "PipelineInfo",
     "SentenceSplitter",
     "SpacyParser",
     "Verdict",
@@ -49,6 +61,8 @@ __all__ = [
     "load_pipeline",
     "parse_of",
     "pipeline_fingerprint",
+    "pipeline_info",
+    "resolve_pipeline",
     "summarise",
     "tolerant_errors",
     "tolerant_table_comp",

@@ -21,7 +21,7 @@ from hinter.errors import DataError
 from hinter.invariant.cache import ParseCache
 from hinter.invariant.check import CheckStats, IncrementalChecker
 from hinter.invariant.compare import DISABLED, REASONS, Verdict
-from hinter.invariant.parse import SpacyParser, load_pipeline, pipeline_fingerprint
+from hinter.invariant.parse import SpacyParser, load_pipeline, pipeline_info
 from hinter.invariant.split import SentenceSplitter
 from hinter.io import (
     ParquetStreamWriter,
@@ -65,22 +65,25 @@ def check_shard(
     enabled = bool(invariant.get("enabled", True))
     checker = None
     cache = None
-    fingerprint = None
+    info = None
     if enabled:
         nlp = load_pipeline(pipeline)
-        fingerprint = pipeline_fingerprint(nlp, pipeline)
+        info = pipeline_info(nlp)
         parser = SpacyParser(
-            nlp, fingerprint, batch_size=int(invariant.get("batch_size", 256)), n_process=threads
+            nlp,
+            info.fingerprint,
+            batch_size=int(invariant.get("batch_size", 256)),
+            n_process=threads,
         )
         if invariant.get("parse_cache", True):
-            cache = ParseCache(Path(cache_dir) / CACHE_FILE, fingerprint)
+            cache = ParseCache(Path(cache_dir) / CACHE_FILE, info.fingerprint)
         checker = IncrementalChecker(
             SentenceSplitter.for_pipeline(nlp),
             parser,
             cache,
             max_sentence_chars=invariant.get("max_sentence_chars", 500),
         )
-        log.info("parser %s; parse cache %s", fingerprint, cache.path if cache else "off")
+        log.info("parse cache %s (key %s)", cache.path if cache else "off", info.fingerprint)
 
     counts: dict[str, Counter] = {"mutant": Counter(), "parent": Counter()}
     parents: dict[str, Verdict] = {}
@@ -113,7 +116,7 @@ def check_shard(
         if cache is not None:
             cache.close()
 
-    summary = _summary(suite, shard, enabled, fingerprint, counts)
+    summary = _summary(suite, shard, enabled, info, counts)
     write_json(stats_path, summary)
     if checker is not None:
         log.info("work: %s", checker.stats.as_dict())
@@ -189,7 +192,7 @@ def _check_parents(where, parents: Mapping[str, Verdict], atomic_validity, cache
                 )
 
 
-def _summary(suite, shard, enabled, fingerprint, counts: Mapping[str, Counter]) -> dict:
+def _summary(suite, shard, enabled, info, counts: Mapping[str, Counter]) -> dict:
     mutants = counts["mutant"]
     generated = sum(mutants.values())
     valid = mutants["ok"] + mutants[DISABLED]
@@ -197,7 +200,8 @@ def _summary(suite, shard, enabled, fingerprint, counts: Mapping[str, Counter]) 
         "suite": suite,
         "shard": shard,
         "enabled": enabled,
-        "pipeline": fingerprint,
+        "pipeline": info.fingerprint if info else None,
+        "parser": info.as_dict() if info else None,
         "generated": generated,
         "valid": valid,
         "discarded": generated - valid,
@@ -219,12 +223,17 @@ SUMMARY_COLUMNS = [
     "discarded",
     "valid_share",
     *[r for r in REASONS if r not in ("ok", DISABLED)],
+    "parser",
+    "parser_version",
 ]
+_COUNTED = [c for c in SUMMARY_COLUMNS[2:] if c not in ("valid_share", "parser", "parser_version")]
 
 
 def summarise(stats_paths: Sequence[str | Path], out_path: str | Path) -> list[dict]:
-    """One row per suite (shards pooled) and a total row: generated, valid, discards by reason."""
+    """One row per suite (shards pooled) and a total row: generated, valid, discards by reason,
+    and the parser (name and version) that decided them; shards of two parsers are an error."""
     rows: dict[str, dict] = {}
+    parsers: dict[tuple[str, str], str | Path] = {}
     for path in stats_paths:
         stats = read_json(path)
         try:
@@ -235,17 +244,27 @@ def summarise(stats_paths: Sequence[str | Path], out_path: str | Path) -> list[d
             row["discarded"] += stats["discarded"]
             for reason, n in stats["discarded_by_reason"].items():
                 row[reason] += n
-        except (KeyError, TypeError) as exc:
+            parser = stats.get("parser") or {}
+            parsers.setdefault((parser.get("name", ""), parser.get("version", "")), path)
+        except (KeyError, TypeError, AttributeError) as exc:
             raise DataError(f"{path}: not an invariant summary (missing {exc})") from None
+    if len(parsers) > 1:
+        (first, first_path), (other, other_path) = list(parsers.items())[:2]
+        raise DataError(
+            f"{other_path}: decided by parser {' '.join(other).strip() or 'none'} but "
+            f"{first_path} by {' '.join(first).strip() or 'none'} (the parser changed between "
+            "jobs; rerun the invariant)"
+        )
+    name, version = next(iter(parsers), ("", ""))
     ordered = sorted(rows.values(), key=lambda r: (r["order"], r["suite"]))
     total = _empty_row("all")
     total["order"] = ""
     for row in ordered:
-        for key in SUMMARY_COLUMNS[2:]:
-            if key != "valid_share":
-                total[key] += row[key]
+        for key in _COUNTED:
+            total[key] += row[key]
     result = [*ordered, total]
     for row in result:
+        row["parser"], row["parser_version"] = name, version
         row["valid_share"] = f"{row['valid'] / row['generated']:.4f}" if row["generated"] else ""
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
@@ -257,4 +276,4 @@ def summarise(stats_paths: Sequence[str | Path], out_path: str | Path) -> list[d
 
 def _empty_row(suite: str) -> dict:
     order = len(suite.partition("-")[2].split("+")) if suite != "all" else ""
-    return {"suite": suite, "order": order, **dict.fromkeys(SUMMARY_COLUMNS[2:], 0)}
+    return {"suite": suite, "order": order, **dict.fromkeys(_COUNTED, 0)}

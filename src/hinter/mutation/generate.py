@@ -23,7 +23,13 @@ import pyarrow as pa
 from hinter import io, tables
 from hinter.edits import Edit, mutant_id
 from hinter.errors import DataError
-from hinter.mutation.matching import Matcher, Span, match_key, transfer_case
+from hinter.mutation.matching import (
+    Matcher,
+    Span,
+    at_sentence_start,
+    match_key,
+    transfer_case,
+)
 
 MODES = ("simultaneous", "sequential")
 _START = attrgetter("start")
@@ -31,12 +37,19 @@ _START = attrgetter("start")
 
 @dataclass(frozen=True)
 class Pair:
-    """A directed dictionary pair; ``source`` is the matching key (see ``match_key``)."""
+    """A directed dictionary pair; ``source`` is the matching key (see ``match_key``),
+    ``target`` and ``form`` (the source's) are canonical forms (how each is written
+    mid-sentence: ``Native American``); ``form`` defaults to the key."""
 
     pair_id: str
     attribute: str
     source: str
     target: str
+    form: str = ""
+
+    @property
+    def source_form(self) -> str:
+        return self.form or self.source
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,15 @@ def pairs_from_table(
         for name, value in (("source", source), ("target", target)):
             if not isinstance(value, str) or not value.strip():
                 raise DataError(f"{at} (pair {pair_id}): {name} is empty")
-        pairs.append(Pair(pair_id, attribute, match_key(source), " ".join(target.split())))
+        pairs.append(
+            Pair(
+                pair_id,
+                attribute,
+                match_key(source),
+                " ".join(target.split()),
+                " ".join(source.split()),
+            )
+        )
     present = {p.attribute for p in pairs}
     missing = [a for a in attributes if a not in present]
     if missing:
@@ -214,8 +235,12 @@ class SuiteMutator:
         groups = []
         for source, spans in sorted(found.items(), key=lambda kv: (kv[1][0], kv[0])):
             candidates = []
+            occurrences = _occurrences(text, spans)
             for pair in self.by_source[attribute][source]:
-                edits = tuple(Edit(s, e, transfer_case(text[s:e], pair.target)) for s, e in spans)
+                edits = tuple(
+                    Edit(s, e, transfer_case(occ, pair.source_form, pair.target, first))
+                    for s, e, occ, first in occurrences
+                )
                 if all(ed.replacement == text[ed.start : ed.end] for ed in edits):
                     if len(self.attributes) == 1:
                         self.counts.combinations += 1
@@ -274,13 +299,24 @@ class SuiteMutator:
                     spans = self.matcher.find(current, current_end, [attribute])[attribute]
                     pair = self.pairs[parent.pair_ids[0]]
                     step_edits = [
-                        Edit(s, e, transfer_case(current[s:e], pair.target))
-                        for s, e in spans.get(source, [])
+                        Edit(s, e, transfer_case(occ, pair.source_form, pair.target, first))
+                        for s, e, occ, first in _occurrences(current, spans.get(source, []))
                     ]
                 current_end = _shift(current_end, step_edits)
                 segments.apply(step_edits)
                 current = segments.text()
             yield tuple(segments.edits()), parents, None
+
+
+def _occurrences(text: str, spans: Sequence[Span]) -> list[tuple[int, int, str, bool]]:
+    """``(start, end, occurrence, at a sentence start)`` of each span; whether a span begins a
+    sentence only matters for an occurrence that begins with a capital (see transfer_case)."""
+    out = []
+    for s, e in spans:
+        occurrence = text[s:e]
+        first = occurrence[:1].isupper() and at_sentence_start(text, s)
+        out.append((s, e, occurrence, first))
+    return out
 
 
 def _shift(position: int, edits: Sequence[Edit]) -> int:

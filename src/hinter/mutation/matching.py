@@ -8,6 +8,7 @@ term of two attributes, and the intersectional suites skip (and count) such over
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -43,34 +44,77 @@ def fold(text: str) -> str:
     return lowered.translate(_SPACE_TABLE)
 
 
-def transfer_case(occurrence: str, replacement: str) -> str:
-    """``replacement`` in the case pattern of ``occurrence`` (the text it replaces).
+def transfer_case(occurrence: str, source: str, target: str, sentence_start: bool = False) -> str:
+    """``target`` written as a reader would write it in place of ``occurrence``.
 
-    lower → the dictionary's form; Capitalised → first letter upper; Title Case (several words)
-    → every word capitalised; UPPER (two or more letters) → upper; any other pattern → the
-    dictionary's form. Letters the dictionary writes in upper case (``CEO``) stay upper.
+    ``source`` and ``target`` are the terms' canonical forms (the dictionary's: how each is
+    written mid-sentence, ``Native American``, ``people with mental illness``, ``CEO``), and
+    ``occurrence`` is the text matched for ``source``:
+
+    - written as ``source`` itself → ``target`` (at a sentence start, with its first letter
+      capitalised when ``source`` begins with a capital: ``British`` → ``Mixed race``);
+    - lower-case → ``target``;
+    - UPPER (two or more letters) → ``TARGET``;
+    - ``source`` with its first letter capitalised (a sentence start) → ``target`` so too:
+      ``People`` → ``People with mental illness``, never ``People With Mental Illness``;
+    - Title Case of a multi-word ``source`` (a heading) → every word of ``target`` capitalised;
+    - anything else → ``target``, capitalised when the occurrence begins with a capital.
+
+    Capitals of the canonical ``target`` are never lowered (``British`` → ``Native American``,
+    not ``Native american``), except by the UPPER rule, which only raises.
     """
-    cased = [c for c in occurrence if c.lower() != c.upper()]
-    if not cased or all(c.islower() for c in cased):
-        return replacement
+    cased = [c for c in occurrence if _is_cased(c)]
+    if not cased:
+        return target
+    if occurrence == source:
+        return _capitalise(target) if sentence_start and cased[0].isupper() else target
+    if all(c.islower() for c in cased):
+        return target
     if len(cased) >= 2 and all(c.isupper() for c in cased):
-        return replacement.upper()
-    if cased[0].isupper() and all(c.islower() for c in cased[1:]):
-        return _capitalise(replacement)
+        return target.upper()
+    if occurrence == _capitalise(source):
+        return _capitalise(target)
     words = occurrence.split()
     if len(words) > 1 and all(_is_capitalised(w) for w in words):
-        return " ".join(_capitalise(w) for w in replacement.split(" "))
-    return replacement
+        return " ".join(_capitalise(w) for w in target.split(" "))
+    return _capitalise(target) if cased[0].isupper() else target
+
+
+_SENTENCE_END = ".!?…"
+_OPENERS = "\"'“”‘’«»()[]"  # quotes and brackets between a sentence end and the next word
+_LINE_BREAK_TAG = re.compile(r"<br\s*/?>\Z", re.IGNORECASE)  # IMDB's line breaks
+
+
+def at_sentence_start(text: str, start: int) -> bool:
+    """Whether the word at ``text[start]`` begins a sentence: before it, past whitespace,
+    quotes, brackets and ``<br />`` tags, comes the text's start, a sentence-final character or
+    a line break. Looks back only over that gap (cheap on long documents)."""
+    i = start
+    while i > 0:
+        c = text[i - 1]
+        if c == "\n":
+            return True
+        if c.isspace() or c in _OPENERS:
+            i -= 1
+        elif c == ">" and _LINE_BREAK_TAG.search(text, max(0, i - 8), i):
+            return True
+        else:
+            return c in _SENTENCE_END
+    return True
+
+
+def _is_cased(c: str) -> bool:
+    return c.lower() != c.upper()
 
 
 def _is_capitalised(word: str) -> bool:
-    cased = [c for c in word if c.lower() != c.upper()]
+    cased = [c for c in word if _is_cased(c)]
     return bool(cased) and cased[0].isupper() and all(c.islower() for c in cased[1:])
 
 
 def _capitalise(text: str) -> str:
     for i, c in enumerate(text):
-        if c.lower() != c.upper():
+        if _is_cased(c):
             return text[:i] + c.upper() + text[i + 1 :]
     return text
 
