@@ -106,14 +106,14 @@ def measure_invariant(tmp: Path) -> dict:
     for key, (sentences, n_docs) in settings.items():
         demo = DemoSettings(documents={"train": 0, "validation": 0, "test": n_docs},
                             sentences=sentences)  # fmt: skip
-        docs = generate_documents("scotus", demo)["test"]
+        docs = generate_documents("ecthr_a", demo)["test"]
         docs_path = tmp / f"{key}-docs.parquet"
         table = pa.table({
             "doc_id": [d.doc_id for d in docs], "split": ["test"] * len(docs),
             "position": list(range(len(docs))), "text": [d.text for d in docs],
             "labels": [d.labels for d in docs],
         })  # fmt: skip
-        io.write_parquet(io.conform(table, tables.TESTED_DOCUMENTS), docs_path)
+        io.write_parquet(io.conform(table, tables.TESTED_DOCUMENTS, where=key), docs_path)
         # A seeded sample per document keeps the run short; parents of kept mutants stay.
         options = Options(max_mutants_per_document=150, seed=1)
         cache = tmp / f"{key}-cache"

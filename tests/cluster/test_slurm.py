@@ -156,7 +156,7 @@ def _result_files(run_dir: Path) -> list[Path]:
     )
 
 
-def test_slurm_profile_matches_local_run(cluster, tmp_path):
+def test_slurm_profile_matches_local_run(cluster, tmp_path, capsys):
     config = slice_config()
     configfile = tmp_path / "config.yaml"
     configfile.write_text(yaml.safe_dump(config, sort_keys=False))
@@ -182,21 +182,25 @@ def test_slurm_profile_matches_local_run(cluster, tmp_path):
     assert local_code == 0, local_out[-4000:]
 
     jobs = cluster.jobs()
-    # The evidence in the CI log: what slurmctld ran, in which partition, with which GPU request.
-    print(f"\nslurmctld ran {len(jobs)} jobs (scontrol show job):")
-    for job in jobs:
-        print("  " + " ".join(f"{k}={v}" for k, v in job.items()))
+    submitted = [line for line in remote_out.splitlines() if "submitted with SLURM jobid" in line]
+    with capsys.disabled():  # the evidence belongs in the CI log, not only on failure
+        print(f"\nslurmctld ran {len(jobs)} jobs (scontrol show job):")
+        for job in jobs:
+            print("  " + " ".join(f"{k}={v}" for k, v in job.items()))
+        print(f"snakemake-executor-plugin-slurm: {len(submitted)} submissions, e.g.")
+        print("  " + "\n  ".join(submitted[:2]))
     assert remote_code != 124, "the Slurm run hung: " + remote_out[-3000:]
     assert remote_code == 0, (remote_out[-3000:], _job_logs(tmp_path / "slurm"))
-    submitted = [line for line in remote_out.splitlines() if "submitted with SLURM jobid" in line]
-    print(f"executor: {len(submitted)} submissions, e.g. {submitted[:1]}")
 
     # Every job went through slurmctld and completed; GPU rules asked for the gpu partition's GRES.
     assert jobs and len(jobs) == len(submitted)
     assert {job["JobState"] for job in jobs} == {"COMPLETED"}
     gpu_jobs = [job for job in jobs if job["Partition"] == "gpu"]
-    assert len(gpu_jobs) == 1 + len(plan.shard_ids(config, DATASET))  # training + predictions
+    rules = sorted(job["Comment"].split("_wildcards")[0] for job in gpu_jobs)
+    shards = len(plan.shard_ids(config, DATASET))
+    assert rules == ["rule_predict"] * shards + ["rule_train_encoder"], rules
     assert all(job["TresPerJob"] == "gres:gpu:1" for job in gpu_jobs), gpu_jobs
+    assert {job["Partition"] for job in jobs if job not in gpu_jobs} == {"cpu"}
 
     # The same files, byte for byte.
     run_dir = RunLayout.from_config(validate_config(config)).root
@@ -205,10 +209,15 @@ def test_slurm_profile_matches_local_run(cluster, tmp_path):
     assert files == _result_files(slurm_dir)
     for target in wanted:
         assert Path(target).relative_to(run_dir) in files, target
-    _, mismatch, errors = filecmp.cmpfiles(local_dir, slurm_dir, files, shallow=False)
+    match, mismatch, errors = filecmp.cmpfiles(local_dir, slurm_dir, files, shallow=False)
     assert not errors, errors
     # The trainer's log records how long each epoch took; everything else in it must agree.
     timing_logs = [p for p in mismatch if p.name == "training.json"]
     assert mismatch == timing_logs, mismatch
     for name in timing_logs:
         assert _untimed(local_dir / name) == _untimed(slurm_dir / name), name
+    with capsys.disabled():
+        print(
+            f"outputs: {len(match)} of {len(files)} files byte-identical to the local run's; "
+            f"{len(timing_logs)} trainer log(s) equal but for wall-clock fields"
+        )
