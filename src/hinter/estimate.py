@@ -77,7 +77,12 @@ UTILISATION = {"encoder_inference": 0.35, "training": 0.30, "prefill": 0.40, "de
 
 # Model sizes (parameters without embeddings: FLOPs per token ~ 2 x that, forward).
 ENCODER = {"params": 85e6, "layers": 12, "hidden": 768}  # BERT/RoBERTa/DeBERTa/Legal-BERT base
-LLMS = {"default": {"params": 6.74e9, "layers": 32, "hidden": 4096, "bytes": 2}}  # Llama 2 7B
+# Local LLMs by a word of their model id; others are costed as a 7B model.
+LLMS = {
+    "7b": {"params": 6.74e9, "bytes": 2},  # Llama 2 7B, fp16 weights
+    "135m": {"params": 1.35e8, "bytes": 2},  # SmolLM2-135M (the demo's stand-in)
+}
+PAPER_DISCARDED_SHARE = 0.9758  # 002 RQ3: mutants the invariant discards
 PROMPT_OVERHEAD_TOKENS = 512  # instructions and three few-shot examples beside the document
 # The batched engine (issue 12) computes the shared instructions + few-shot prefix once per
 # dataset and decodes prompts in batches; the plain path (one prompt at a time, the whole prompt
@@ -255,8 +260,17 @@ def encoder_flops(tokens: float, shape: Mapping[str, float] = ENCODER) -> float:
     return dense + attention
 
 
+def llm_size(model: str) -> dict[str, float]:
+    key = next((k for k in LLMS if k in model.lower()), "7b")
+    return LLMS[key]
+
+
 def llm_prompt_seconds(
-    document_tokens: float, answer_tokens: float, gpu: Mapping, batched: bool = True
+    document_tokens: float,
+    answer_tokens: float,
+    gpu: Mapping,
+    batched: bool = True,
+    llm: Mapping[str, float] = LLMS["7b"],
 ) -> float:
     """GPU seconds of one prompt: prefill at the FLOPs bound, each answer token at the bandwidth
     bound (the weights read once per decoding step, shared by the prompts of a batch).
@@ -264,7 +278,6 @@ def llm_prompt_seconds(
     Plain path: the whole prompt prefilled, batch 1. Batched: the shared prefix cached, only the
     document prefilled, ``LLM_BATCH`` prompts per decoding step.
     """
-    llm = LLMS["default"]
     prompt = document_tokens if batched else document_tokens + PROMPT_OVERHEAD_TOKENS
     prefill = 2 * llm["params"] * prompt / (gpu["tflops"] * 1e12 * UTILISATION["prefill"])
     weights = llm["params"] * llm["bytes"]
@@ -287,6 +300,7 @@ def project(
         return float(costs[name]["cpu_s_per_unit"])
 
     hub = config["data"]["source"] != "demo"
+    checking = config["invariant"]["enabled"]
     for ds in config["datasets"]:
         out.stage("download_dataset" if hub else "demo_dataset").add(0, JOB_OVERHEAD_CPU_S)
         shards = plan.n_shards(config, ds)
@@ -305,9 +319,8 @@ def project(
                         JOB_OVERHEAD_CPU_S + per_shard * cpu(f"mutation_{length}_{order}"),
                     )
                     overhead = JOB_OVERHEAD_CPU_S + cpu("invariant_job_overhead")
-                    out.stage("check_invariant").add(
-                        per_shard, overhead + per_shard * cpu(f"invariant_{length}_{order}")
-                    )
+                    per_mutant = cpu(f"invariant_{length}_{order}") if checking else 0.0
+                    out.stage("check_invariant").add(per_shard, overhead + per_shard * per_mutant)
 
     training = config["models"]["training"]
     for run in plan.model_runs(config):
@@ -315,7 +328,7 @@ def project(
         suites = plan.suites(config, ds, run.track, run.model)
         mutants = sum(suite_mutants(config, ds, run.track, s) for s in suites)
         if not config["invariant"]["keep_discarded"]:
-            mutants *= 1 - 0.9758  # the paper's discarded share (002 RQ3)
+            mutants *= 1 - PAPER_DISCARDED_SHARE
         texts = tested_documents(config, ds) + mutants  # originals once, every mutant
         if run.kind == "encoder":
             tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
@@ -336,10 +349,12 @@ def project(
                 out.stage("predict (encoders)").add(texts / shards, gpu_s=texts / shards * per_text)
         else:
             llm = config["models"]["llms"][run.model]
+            size = llm_size(str(llm.get("model", run.model)))
             document = visible_chars(config, ds, run.track) / CHARS_PER_TOKEN
             answer = ANSWER_TOKENS.get(ds, 10)
-            per_prompt = llm_prompt_seconds(document, answer, spec)
-            out.plain_gpu_hours += texts * llm_prompt_seconds(document, answer, spec, False) / 3600
+            per_prompt = llm_prompt_seconds(document, answer, spec, llm=size)
+            plain = llm_prompt_seconds(document, answer, spec, batched=False, llm=size)
+            out.plain_gpu_hours += texts * plain / 3600
             for _ in range(shards):
                 if llm.get("backend") == "openai":
                     out.stage("predict (API LLMs)", "requests, no GPU").add(texts / shards)

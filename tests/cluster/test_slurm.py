@@ -80,6 +80,8 @@ OVERLAY = {
     "slurm-init-seconds-before-status-checks": 1,
     "use-conda": False,  # the test's virtual environment is the jobs' environment
     "latency-wait": 10,
+    # Also given to the local run: on a CPU, torch's reductions (and so the trained weights
+    # and the scores) depend on the thread count; `make demo` fixes them the same way.
     "set-threads": ["train_encoder=1", "predict=1"],
 }
 
@@ -173,7 +175,7 @@ def test_slurm_profile_matches_local_run(cluster, tmp_path, capsys):
         env=cluster.env,
     )  # fmt: skip
     local = snakemake(
-        tmp_path / "local", configfile, "--cores", "2",
+        tmp_path / "local", configfile, "--cores", "2", "--set-threads", *OVERLAY["set-threads"],
         "--profile", str(REPO / "workflow" / "profiles" / "default"), *wanted,
         env=dict(os.environ),
     )  # fmt: skip

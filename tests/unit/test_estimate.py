@@ -128,3 +128,19 @@ def test_cli_bad_config_is_one_line(tmp_path, capsys):
     assert cli.main(["estimate", "--configfile", str(tmp_path / "nope.yaml")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [f"hinter: {tmp_path / 'nope.yaml'}: config file not found"]
+
+
+def test_switches_of_the_config_change_the_projection(paper, costs):
+    base = estimate.project(paper, costs).stages
+    off = {**paper, "invariant": {**paper["invariant"], "enabled": False}}
+    assert estimate.project(off, costs).stages["check_invariant"].cpu_hours < (
+        base["check_invariant"].cpu_hours / 5
+    )
+    valid_only = {**paper, "invariant": {**paper["invariant"], "keep_discarded": False}}
+    local = estimate.project(valid_only, costs).stages["predict (local LLMs)"]
+    valid_share = 1 - estimate.PAPER_DISCARDED_SHARE  # the originals are still all predicted
+    assert local.gpu_hours == pytest.approx(
+        base["predict (local LLMs)"].gpu_hours * valid_share, rel=0.1
+    )
+    assert estimate.llm_size("HuggingFaceTB/SmolLM2-135M-Instruct")["params"] == 1.35e8
+    assert estimate.llm_size("meta-llama/Llama-2-7b-chat-hf")["params"] == 6.74e9
