@@ -10,7 +10,7 @@ CORES ?= all
 # Offline by design: a hub miss must fail at once instead of hanging for a minute.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 TOKENIZERS_PARALLELISM=false
 
-.PHONY: demo test bench lint format dryrun report clean-demo env
+.PHONY: demo test bench lint format dryrun report clean-demo env estimate
 
 env: $(STAMP)
 
@@ -50,6 +50,10 @@ format: $(STAMP)
 
 dryrun: $(STAMP)
 	$(OFFLINE) $(BIN)/snakemake -n --quiet rules --configfile config/config.yaml
+
+# Jobs, CPU- and GPU-hours of a config from the measured unit costs (CONFIG=config/demo.yaml).
+estimate: $(STAMP)
+	$(BIN)/hinter estimate --configfile $(or $(CONFIG),config/config.yaml)
 
 report: $(STAMP)
 	$(OFFLINE) $(BIN)/snakemake --configfile config/demo.yaml --report results/demo/report.html

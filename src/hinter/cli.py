@@ -434,6 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_argument("--orders", default="1,2")
     mutate.add_argument("--dictionary", default=dictionary)
     mutate.add_argument("--limit", type=int, default=20)
+
+    from hinter import estimate
+
+    estimate.add_arguments(
+        sub.add_parser("estimate", help="jobs, CPU- and GPU-hours a config will cost")
+    )
     return parser
 
 
@@ -449,6 +455,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print_summary(out, args.examples)
         elif args.command == "mutate":
             run_mutate(args)
+        elif args.command == "estimate":
+            from hinter import estimate
+
+            print(estimate.run(args))
         elif args.command == "sbic-download":
             from hinter import sbic
 

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from hinter import estimate, plan
+from hinter.config import load_yaml, validate_config
 from hinter.layout import RunLayout
 
 pytestmark = pytest.mark.workflow
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _job_counts(stdout: str) -> dict[str, int]:
@@ -30,8 +33,9 @@ def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
     assert counts["download_dataset"] == 5
     assert counts["download_sbic"] == 1 and counts["extract_sbic_terms"] == 1
     assert counts["train_encoder"] == 16  # 4 encoders x 4 LexGLUE tasks
-    # 32+32+16+16 shards of LexGLUE on two tracks, IMDB only on the LLM track (+1 N=3 suite).
-    shards = {"ecthr_a": 16, "scotus": 16, "eurlex": 32, "ledgar": 32, "imdb": 32}
+    # 6 suites of LexGLUE on two tracks, IMDB only on the LLM track (+1 N=3 suite).
+    config = validate_config(load_yaml(REPO / "config" / "config.yaml"))
+    shards = {ds: plan.n_shards(config, ds) for ds in config["datasets"]}
     expected = (
         sum(n * 6 for n in shards.values())
         + sum(n * 6 for d, n in shards.items() if d != "imdb")
@@ -49,6 +53,10 @@ def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
     # suite; the variants' suites (IMDB 7, SCOTUS 6).
     assert counts["outcomes"] == 16 * 6 + (2 * 5 * 6 + 1) + 4 * (7 + 6)
     assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
+    # The cost model (hinter estimate) counts the same jobs as Snakemake's DAG.
+    jobs = estimate.stage_jobs(estimate.project(config, estimate.load_unit_costs()))
+    for rule in ("shard_documents", "mutate", "check_invariant", "train_encoder"):
+        assert jobs[rule] == counts[rule], rule
 
 
 def test_paper_llm_targets_plan_offline_without_an_api_key(tmp_path, run_snakemake):

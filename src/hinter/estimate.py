@@ -1,0 +1,436 @@
+"""What a configuration will cost: jobs per rule, CPU- and GPU-hours per stage, hours per job.
+
+``hinter estimate --configfile config/config.yaml`` (``make estimate``). Three ingredients:
+
+- the workload the config implies: tested documents per dataset (the split sizes of DESIGN §7,
+  ``hinter.data.FACTS``), their mean length (the datasets' published byte counts), the
+  model-visible window of each track, and the mutants per document (below);
+- unit costs measured on this machine (``resources/costs/unit_costs.json``, written by
+  ``tests/benchmarks/measure_costs.py`` with its command and date): CPU seconds per generated
+  mutant, per checked mutant, per encoder prediction and per LLM prompt;
+- for GPUs, which no session here has had: throughput extrapolated from each model's FLOPs and
+  the GPU's datasheet peak at an assumed utilisation (``GPUS``, ``UTILISATION``).
+
+Mutants per document. The paper's own counts (002 Table 5: the first 10,000 IMDB reviews under
+Llama 2's window, 3 attributes) give the reference: 16.7 atomic mutants per attribute, 315 per
+attribute pair, 4,651 for the triple per review — the pair and triple counts are the atomic
+count squared and cubed within 13% and 0.5%, so an order-N suite scales as ``s ** N`` with one
+factor ``s`` per (dataset, window). ``s`` grows with the visible text as ``(chars / 1,322) **
+0.5`` (distinct dictionary words grow like a vocabulary, Heaps' law, not like the text), times
+a density of identity words: 1 for reviews, ``LEGAL_DENSITY`` for the legal corpora, fitted so
+that the paper's configuration generates the 132M mutants the paper reports (002 RQ3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hinter import plan
+from hinter.config import REPO_ROOT, load_yaml, validate_config
+from hinter.data import FACTS
+from hinter.errors import ConfigError
+
+UNIT_COSTS = REPO_ROOT / "resources" / "costs" / "unit_costs.json"
+
+# Mean characters per document over all splits: the datasets' published Arrow byte counts
+# (HF `datasets` dataset_infos.json: num_bytes / num_examples; labels add a few bytes).
+DOC_CHARS = {
+    "ecthr_a": 112_506_821 / 11_000,
+    "scotus": 330_772_850 / 7_800,
+    "eurlex": 492_053_875 / 65_000,
+    "ledgar": 57_347_492 / 80_000,
+    "imdb": (33_432_835 + 32_650_697) / 50_000,
+}
+CHARS_PER_TOKEN = 4.0  # English text under BERT's and Llama's subword vocabularies (assumption)
+DEMO_CHARS_PER_SENTENCE = 70  # the demo grammar's sentences
+
+# Paper 002 Table 5: generated mutants on the first 10,000 IMDB reviews, per suite of each order
+# (3 atomic suites, 3 pairs, 1 triple), under Llama 2's window (whole reviews).
+REFERENCE = {
+    "documents": 10_000,
+    "chars": DOC_CHARS["imdb"],
+    **{1: 500_157, 2: 9_447_982, 3: 46_507_573},
+}
+REFERENCE_SUITES = {1: 3, 2: 3, 3: 1}
+GROWTH = 0.5  # distinct dictionary words ~ visible text ** 0.5
+PAPER_MUTANTS = 132_000_000  # 002 RQ3: "129M/132M" mutants discarded by the invariant
+LEGAL_DENSITY = 0.324  # fitted by fit_legal_density(paper config); a test keeps them equal
+REVIEW_DATASETS = ("imdb",)
+
+# GPUs: dense fp16/bf16 tensor peak and memory bandwidth from NVIDIA's datasheets.
+GPUS = {
+    "a100": {"name": "NVIDIA A100-SXM4 40 GB", "tflops": 312.0, "bandwidth_gbs": 1555.0},
+    "v100": {"name": "NVIDIA V100-SXM2 (the paper's GPU)", "tflops": 125.0, "bandwidth_gbs": 900.0},
+    "h100": {"name": "NVIDIA H100-SXM5 80 GB", "tflops": 989.0, "bandwidth_gbs": 3350.0},
+}
+# The GPU the paper config's shards are planned for: what current clusters book, and the kind
+# this project's GPU sessions are lent (so the extrapolation can be checked on the same GPU).
+PLANNING_GPU = "h100"
+# Assumed share of the peak a job reaches (model FLOPs utilisation; decoding: of the bandwidth).
+UTILISATION = {"encoder_inference": 0.35, "training": 0.30, "prefill": 0.40, "decode": 0.60}
+
+# Model sizes (parameters without embeddings: FLOPs per token ~ 2 x that, forward).
+ENCODER = {"params": 85e6, "layers": 12, "hidden": 768}  # BERT/RoBERTa/DeBERTa/Legal-BERT base
+# Local LLMs by a word of their model id; others are costed as a 7B model.
+LLMS = {
+    "7b": {"params": 6.74e9, "bytes": 2},  # Llama 2 7B, fp16 weights
+    "135m": {"params": 1.35e8, "bytes": 2},  # SmolLM2-135M (the demo's stand-in)
+}
+PAPER_DISCARDED_SHARE = 0.9758  # 002 RQ3: mutants the invariant discards
+PROMPT_OVERHEAD_TOKENS = 512  # instructions and three few-shot examples beside the document
+# The batched engine (issue 12) computes the shared instructions + few-shot prefix once per
+# dataset and decodes prompts in batches; the plain path (one prompt at a time, the whole prompt
+# prefilled) is what runs today and is reported beside it.
+LLM_BATCH = 32
+ANSWER_TOKENS = {"ecthr_a": 40, "eurlex": 60, "scotus": 10, "ledgar": 10, "imdb": 7}
+JOB_OVERHEAD_CPU_S = 10.0  # a Python job's start: interpreter, imports, reading its inputs
+MAX_JOB_HOURS = 6.0  # what the paper config's shards must keep every job under
+MAX_STAGE_JOBS = 5_000  # and the most jobs of one rule
+
+
+@dataclass
+class Stage:
+    """One rule's projected work: its jobs, their total and largest cost."""
+
+    rule: str
+    jobs: int = 0
+    units: float = 0.0
+    cpu_hours: float = 0.0
+    gpu_hours: float = 0.0
+    max_job_hours: float = 0.0
+    note: str = ""
+
+    def add(self, units: float, cpu_s: float = 0.0, gpu_s: float = 0.0) -> None:
+        self.jobs += 1
+        self.units += units
+        self.cpu_hours += cpu_s / 3600
+        self.gpu_hours += gpu_s / 3600
+        self.max_job_hours = max(self.max_job_hours, (cpu_s + gpu_s) / 3600)
+
+
+@dataclass
+class Projection:
+    stages: dict[str, Stage] = field(default_factory=dict)
+    mutants: float = 0.0
+    gpu: str = PLANNING_GPU
+    plain_gpu_hours: float = 0.0  # local LLMs on the plain path (one prompt at a time)
+
+    def stage(self, rule: str, note: str = "") -> Stage:
+        if rule not in self.stages:
+            self.stages[rule] = Stage(rule, note=note)
+        return self.stages[rule]
+
+    @property
+    def jobs(self) -> int:
+        return sum(s.jobs for s in self.stages.values())
+
+
+# --------------------------------------------------------------------------- unit costs
+
+
+def load_unit_costs(path: str | Path = UNIT_COSTS) -> dict[str, dict[str, Any]]:
+    """The measured costs; each entry has ``cpu_s_per_unit``, ``command`` and ``date``."""
+    path = Path(path)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no unit costs (run tests/benchmarks/measure_costs.py --write)")
+    costs = json.loads(path.read_text(encoding="utf-8"))
+    for name, entry in costs.items():
+        for key in ("cpu_s_per_unit", "command", "date"):
+            if key not in entry:
+                raise ConfigError(f"{path}: entry {name!r} has no {key!r}")
+    return costs
+
+
+# --------------------------------------------------------------------------- workload
+
+
+def tested_documents(config: Mapping[str, Any], dataset: str) -> int:
+    data = config["data"]
+    sizes = data["demo"]["documents"] if data["source"] == "demo" else FACTS[dataset].split_sizes
+    n = sum(sizes.get(split, 0) for split in data["test_splits"])
+    return min(n, data["max_documents"]) if data.get("max_documents") else n
+
+
+def train_documents(config: Mapping[str, Any], dataset: str) -> int:
+    data = config["data"]
+    if data["source"] == "demo":
+        return data["demo"]["documents"].get("train", 0)
+    return FACTS[dataset].split_sizes["train"]
+
+
+def document_chars(config: Mapping[str, Any], dataset: str) -> float:
+    if config["data"]["source"] == "demo":
+        lo, hi = config["data"]["demo"]["sentences"]
+        return (lo + hi) / 2 * DEMO_CHARS_PER_SENTENCE
+    return DOC_CHARS[dataset]
+
+
+def visible_chars(config: Mapping[str, Any], dataset: str, track: str) -> float:
+    """Characters of a mean document inside the track's window."""
+    spec = config["mutation"]["tracks"].get(track, {})
+    max_tokens = spec.get("max_tokens")
+    chars = document_chars(config, dataset)
+    return chars if not max_tokens else min(chars, max_tokens * CHARS_PER_TOKEN)
+
+
+def scale(dataset: str, chars: float, legal_density: float = LEGAL_DENSITY) -> float:
+    """The factor s of a (dataset, window): identity words per document relative to IMDB's."""
+    density = 1.0 if dataset in REVIEW_DATASETS else legal_density
+    return density * (chars / REFERENCE["chars"]) ** GROWTH
+
+
+def mutants_per_document(order: int, s: float) -> float:
+    """Generated mutants of one suite of this order per document (reference count x s**order)."""
+    if order in REFERENCE_SUITES:
+        per_suite = REFERENCE[order] / REFERENCE_SUITES[order] / REFERENCE["documents"]
+    else:  # beyond the reference: the atomic count to the power of the order
+        per_suite = (REFERENCE[1] / REFERENCE_SUITES[1] / REFERENCE["documents"]) ** order
+    return per_suite * s**order
+
+
+def suite_mutants(
+    config: Mapping[str, Any],
+    dataset: str,
+    track: str,
+    suite: plan.Suite,
+    legal_density: float = LEGAL_DENSITY,
+) -> float:
+    """Generated mutants of one suite over all shards (document limits and caps applied)."""
+    docs = tested_documents(config, dataset)
+    if suite.max_documents is not None:
+        docs = min(docs, suite.max_documents)
+    s = scale(dataset, visible_chars(config, dataset, track), legal_density)
+    per_doc = mutants_per_document(suite.order, s)
+    cap = config["mutation"].get("max_mutants_per_document")
+    if cap:
+        per_doc = min(per_doc, cap)
+    return docs * per_doc
+
+
+def generated_mutants(config: Mapping[str, Any], legal_density: float = LEGAL_DENSITY) -> float:
+    return sum(
+        suite_mutants(config, ds, track, suite, legal_density)
+        for ds in config["datasets"]
+        for track in plan.tracks(config, ds)
+        for suite in plan.suites(config, ds, track)
+    )
+
+
+def fit_legal_density(paper_config: Mapping[str, Any]) -> float:
+    """The legal density at which the paper's RQ1-RQ3 suites (orders 1-2) total 132M mutants."""
+    config = {**paper_config, "mutation": {**paper_config["mutation"], "higher_orders": []}}
+    lo, hi = 1e-4, 10.0
+    for _ in range(100):
+        mid = math.sqrt(lo * hi)
+        if generated_mutants(config, mid) > PAPER_MUTANTS:
+            hi = mid
+        else:
+            lo = mid
+    return round(math.sqrt(lo * hi), 4)
+
+
+# --------------------------------------------------------------------------- costs
+
+
+def _length_class(config: Mapping[str, Any], dataset: str) -> str:
+    return "review" if document_chars(config, dataset) < 4_000 else "legal"
+
+
+def encoder_shape(spec: Mapping[str, Any]) -> dict[str, float]:
+    """Parameters (without embeddings), layers and width of an encoder: a randomly initialised
+    one from its ``size``, a pretrained checkpoint as base size."""
+    size = spec.get("size") or {}
+    if not size:
+        return dict(ENCODER)
+    hidden, layers = size["hidden_size"], size["num_hidden_layers"]
+    per_layer = 4 * hidden**2 + 2 * hidden * size.get("intermediate_size", 4 * hidden)
+    return {"params": layers * per_layer, "layers": layers, "hidden": hidden}
+
+
+def encoder_flops(tokens: float, shape: Mapping[str, float] = ENCODER) -> float:
+    """Forward FLOPs of an encoder on one sequence (dense layers + attention)."""
+    dense = 2 * shape["params"] * tokens
+    attention = 4 * shape["layers"] * tokens**2 * shape["hidden"]
+    return dense + attention
+
+
+def llm_size(model: str) -> dict[str, float]:
+    key = next((k for k in LLMS if k in model.lower()), "7b")
+    return LLMS[key]
+
+
+def llm_prompt_seconds(
+    document_tokens: float,
+    answer_tokens: float,
+    gpu: Mapping,
+    batched: bool = True,
+    llm: Mapping[str, float] = LLMS["7b"],
+) -> float:
+    """GPU seconds of one prompt: prefill at the FLOPs bound, each answer token at the bandwidth
+    bound (the weights read once per decoding step, shared by the prompts of a batch).
+
+    Plain path: the whole prompt prefilled, batch 1. Batched: the shared prefix cached, only the
+    document prefilled, ``LLM_BATCH`` prompts per decoding step.
+    """
+    prompt = document_tokens if batched else document_tokens + PROMPT_OVERHEAD_TOKENS
+    prefill = 2 * llm["params"] * prompt / (gpu["tflops"] * 1e12 * UTILISATION["prefill"])
+    weights = llm["params"] * llm["bytes"]
+    per_step = weights / (gpu["bandwidth_gbs"] * 1e9 * UTILISATION["decode"])
+    return prefill + answer_tokens * per_step / (LLM_BATCH if batched else 1)
+
+
+def project(
+    config: Mapping[str, Any],
+    costs: Mapping[str, Mapping[str, Any]],
+    gpu: str = PLANNING_GPU,
+) -> Projection:
+    """Jobs and hours of every modelled rule of a validated config."""
+    if gpu not in GPUS:
+        raise ConfigError(f"--gpu {gpu!r}: unknown GPU (known: {', '.join(GPUS)})")
+    spec = GPUS[gpu]
+    out = Projection(gpu=gpu)
+
+    def cpu(name: str) -> float:
+        return float(costs[name]["cpu_s_per_unit"])
+
+    hub = config["data"]["source"] != "demo"
+    checking = config["invariant"]["enabled"]
+    for ds in config["datasets"]:
+        out.stage("download_dataset" if hub else "demo_dataset").add(0, JOB_OVERHEAD_CPU_S)
+        shards = plan.n_shards(config, ds)
+        for _ in range(shards):
+            docs = tested_documents(config, ds) / shards
+            out.stage("shard_documents").add(docs, JOB_OVERHEAD_CPU_S)
+        length = _length_class(config, ds)
+        for track in plan.tracks(config, ds):
+            for suite in plan.suites(config, ds, track):
+                order = "atomic" if suite.order == 1 else "inter"
+                per_shard = suite_mutants(config, ds, track, suite) / shards
+                out.mutants += per_shard * shards
+                for _ in range(shards):
+                    out.stage("mutate").add(
+                        per_shard,
+                        JOB_OVERHEAD_CPU_S + per_shard * cpu(f"mutation_{length}_{order}"),
+                    )
+                    overhead = JOB_OVERHEAD_CPU_S + cpu("invariant_job_overhead")
+                    per_mutant = cpu(f"invariant_{length}_{order}") if checking else 0.0
+                    out.stage("check_invariant").add(per_shard, overhead + per_shard * per_mutant)
+
+    training = config["models"]["training"]
+    for run in plan.model_runs(config):
+        ds, shards = run.dataset, plan.n_shards(config, run.dataset)
+        suites = plan.suites(config, ds, run.track, run.model)
+        mutants = sum(suite_mutants(config, ds, run.track, s) for s in suites)
+        if not config["invariant"]["keep_discarded"]:
+            mutants *= 1 - PAPER_DISCARDED_SHARE
+        texts = tested_documents(config, ds) + mutants  # originals once, every mutant
+        if run.kind == "encoder":
+            tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
+            encoder = config["models"]["encoders"][run.model]
+            shape = encoder_shape(encoder)
+            per_text = encoder_flops(tokens, shape) / (
+                spec["tflops"] * 1e12 * UTILISATION["encoder_inference"]
+            )
+            if encoder.get("init") != "finetuned":
+                per_ds = {**training, **training.get("per_dataset", {}).get(ds, {})}
+                train_docs = train_documents(config, ds)
+                flops = 3 * encoder_flops(tokens, shape) * train_docs * per_ds["epochs"]
+                seconds = flops / (spec["tflops"] * 1e12 * UTILISATION["training"])
+                out.stage("train_encoder", "upper bound: every epoch, no early stop").add(
+                    train_docs * per_ds["epochs"], gpu_s=seconds
+                )
+            for _ in range(shards):
+                out.stage("predict (encoders)").add(texts / shards, gpu_s=texts / shards * per_text)
+        else:
+            llm = config["models"]["llms"][run.model]
+            size = llm_size(str(llm.get("model", run.model)))
+            document = visible_chars(config, ds, run.track) / CHARS_PER_TOKEN
+            answer = ANSWER_TOKENS.get(ds, 10)
+            per_prompt = llm_prompt_seconds(document, answer, spec, llm=size)
+            plain = llm_prompt_seconds(document, answer, spec, batched=False, llm=size)
+            out.plain_gpu_hours += texts * plain / 3600
+            for _ in range(shards):
+                if llm.get("backend") == "openai":
+                    out.stage("predict (API LLMs)", "requests, no GPU").add(texts / shards)
+                else:
+                    note = f"batched engine ({LLM_BATCH}), prefix cached"
+                    out.stage("predict (local LLMs)", note).add(
+                        texts / shards, gpu_s=texts / shards * per_prompt
+                    )
+        for _ in suites:
+            out.stage("outcomes", "not modelled (seconds)").add(0)
+    return out
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _human(x: float) -> str:
+    if x >= 1e9:
+        return f"{x / 1e9:.2f}B"
+    if x >= 1e6:
+        return f"{x / 1e6:.1f}M"
+    if x >= 1e3:
+        return f"{x / 1e3:.1f}K"
+    return f"{x:.0f}"
+
+
+def report(projection: Projection, costs: Mapping[str, Mapping[str, Any]]) -> str:
+    gpu = GPUS[projection.gpu]
+    rows = [f"{'rule':24s} {'jobs':>6s} {'units':>8s} {'CPU-h':>10s} {'GPU-h':>10s} "
+            f"{'max h/job':>9s}  note"]  # fmt: skip
+    for s in projection.stages.values():
+        rows.append(
+            f"{s.rule:24s} {s.jobs:6d} {_human(s.units):>8s} {s.cpu_hours:10.1f} "
+            f"{s.gpu_hours:10.1f} {s.max_job_hours:9.2f}  {s.note}"
+        )
+    cpu_h = sum(s.cpu_hours for s in projection.stages.values())
+    gpu_h = sum(s.gpu_hours for s in projection.stages.values())
+    dates = sorted({entry["date"] for entry in costs.values()})
+    rows += [
+        "",
+        f"DAG: {projection.jobs} jobs in the modelled rules; "
+        f"{_human(projection.mutants)} generated mutants",
+        f"total: {cpu_h:,.0f} CPU-hours ({cpu_h / 24:,.1f} CPU-days), "
+        f"{gpu_h:,.0f} GPU-hours ({gpu_h / 24:,.1f} GPU-days) on {gpu['name']}",
+        f"local LLMs on today's plain path (one prompt at a time): "
+        f"{projection.plain_gpu_hours:,.0f} GPU-hours instead",
+        f"CPU costs measured {', '.join(dates)} ({UNIT_COSTS.name}); GPU figures extrapolated "
+        f"from FLOPs at {UTILISATION['encoder_inference']:.0%}-{UTILISATION['prefill']:.0%} "
+        "of the datasheet peak (see docs/benchmarks.md)",
+    ]
+    return "\n".join(rows)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--configfile", default=str(REPO_ROOT / "config" / "config.yaml"))
+    parser.add_argument("--gpu", default=PLANNING_GPU, choices=sorted(GPUS))
+    parser.add_argument("--costs", default=str(UNIT_COSTS), help="measured unit costs (JSON)")
+
+
+def run(args: argparse.Namespace) -> str:
+    """``hinter estimate``: validate the config, project it, return the printed report."""
+    config = validate_config(load_yaml(args.configfile))
+    costs = load_unit_costs(args.costs)
+    return report(project(config, costs, args.gpu), costs)
+
+
+def job_hours(projection: Projection) -> dict[str, float]:
+    """The largest projected job of every rule, in hours."""
+    return {rule: s.max_job_hours for rule, s in projection.stages.items()}
+
+
+def stage_jobs(projection: Projection) -> dict[str, int]:
+    return {rule: s.jobs for rule, s in projection.stages.items()}
+
+
+__all__: Sequence[str] = (
+    "add_arguments", "fit_legal_density", "generated_mutants", "job_hours", "load_unit_costs",
+    "project", "report", "run", "stage_jobs",
+)  # fmt: skip

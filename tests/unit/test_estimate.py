@@ -1,0 +1,146 @@
+"""The cost model: its calibration, its unit costs, and the paper config's shards on a cluster."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from hinter import cli, estimate, plan
+from hinter.config import load_yaml, validate_config
+
+
+@pytest.fixture(scope="module")
+def paper(repo):
+    return validate_config(load_yaml(repo / "config" / "config.yaml"))
+
+
+@pytest.fixture(scope="module")
+def costs():
+    return estimate.load_unit_costs()
+
+
+def test_reference_reproduces_the_papers_imdb_counts():
+    # 002 Table 5: the first 10,000 IMDB reviews under Llama 2's window (whole reviews).
+    s = estimate.scale("imdb", estimate.REFERENCE["chars"])
+    assert s == 1.0
+    counts = {
+        order: estimate.mutants_per_document(order, s) * n * 10_000
+        for order, n in estimate.REFERENCE_SUITES.items()
+    }
+    assert counts == pytest.approx({1: 500_157, 2: 9_447_982, 3: 46_507_573})
+
+
+def test_growth_is_sublinear_and_orders_multiply():
+    short, long = estimate.scale("imdb", 1_000), estimate.scale("imdb", 4_000)
+    assert long == pytest.approx(2 * short)  # 4x the text, 2x the distinct identity words
+    one, two = (estimate.mutants_per_document(n, 2.0) for n in (1, 2))
+    assert one == pytest.approx(2 * estimate.mutants_per_document(1, 1.0))
+    assert two == pytest.approx(4 * estimate.mutants_per_document(2, 1.0))
+
+
+def test_legal_density_is_fitted_to_the_papers_total(paper):
+    assert estimate.fit_legal_density(paper) == pytest.approx(estimate.LEGAL_DENSITY, abs=1e-3)
+    rq1_to_rq3 = {**paper, "mutation": {**paper["mutation"], "higher_orders": []}}
+    assert estimate.generated_mutants(rq1_to_rq3) == pytest.approx(132e6, rel=0.01)
+
+
+def test_caps_and_document_limits_bound_the_mutants(paper):
+    suite = plan.Suite(("gender", "race"))
+    full = estimate.suite_mutants(paper, "imdb", "llm", suite)
+    capped = {**paper, "mutation": {**paper["mutation"], "max_mutants_per_document": 10}}
+    assert estimate.suite_mutants(capped, "imdb", "llm", suite) == 10 * 50_000 < full
+    limited = plan.Suite(("gender", "race"), max_documents=1_000)
+    assert estimate.suite_mutants(paper, "imdb", "llm", limited) == pytest.approx(full / 50)
+
+
+def test_unit_costs_are_measured_with_command_and_date(costs):
+    for name, entry in costs.items():
+        assert entry["command"].startswith("python tests/benchmarks/measure_costs.py"), name
+        dt.date.fromisoformat(entry["date"])
+        assert entry["cpu_s_per_unit"] > 0, name
+    # The invariant, with the real parser, costs far more per mutant than generating it.
+    for length in ("review", "legal"):
+        ratio = costs[f"invariant_{length}_atomic"]["cpu_s_per_unit"]
+        assert ratio > 10 * costs[f"mutation_{length}_atomic"]["cpu_s_per_unit"]
+
+
+def test_missing_or_incomplete_costs_are_one_line_errors(tmp_path):
+    with pytest.raises(estimate.ConfigError, match=r"measure_costs\.py --write"):
+        estimate.load_unit_costs(tmp_path / "absent.json")
+    bad = tmp_path / "costs.json"
+    bad.write_text(json.dumps({"mutation_review_atomic": {"cpu_s_per_unit": 1e-5}}))
+    with pytest.raises(estimate.ConfigError, match="'mutation_review_atomic' has no 'command'"):
+        estimate.load_unit_costs(bad)
+
+
+def test_jobs_follow_the_plan(paper, costs):
+    projection = estimate.project(paper, costs)
+    jobs = estimate.stage_jobs(projection)
+    mutate = sum(
+        len(plan.suites(paper, ds, track)) * plan.n_shards(paper, ds)
+        for ds in paper["datasets"]
+        for track in plan.tracks(paper, ds)
+    )
+    assert jobs["mutate"] == jobs["check_invariant"] == mutate
+    assert jobs["train_encoder"] == 16
+    predict = sum(plan.n_shards(paper, r.dataset) for r in plan.model_runs(paper))
+    assert sum(n for rule, n in jobs.items() if rule.startswith("predict")) == predict
+
+
+def test_paper_shards_fit_a_cluster(paper, costs):
+    """No job of the paper DAG above a few hours, no rule with more than a few thousand jobs."""
+    projection = estimate.project(paper, costs, estimate.PLANNING_GPU)
+    too_long = {
+        rule: round(hours, 1)
+        for rule, hours in estimate.job_hours(projection).items()
+        if hours > estimate.MAX_JOB_HOURS
+    }
+    assert not too_long, f"jobs above {estimate.MAX_JOB_HOURS} h: {too_long}"
+    too_many = {
+        r: n for r, n in estimate.stage_jobs(projection).items() if n > estimate.MAX_STAGE_JOBS
+    }
+    assert not too_many, too_many
+    # and the shards are not needlessly fine either: the DAG stays in the thousands
+    assert projection.jobs < 4 * estimate.MAX_STAGE_JOBS
+
+
+def test_gpu_choice_scales_gpu_hours_only(paper, costs):
+    fast, slow = (estimate.project(paper, costs, gpu) for gpu in ("h100", "v100"))
+
+    def hours(p, kind):
+        return sum(getattr(s, kind) for s in p.stages.values())
+
+    assert hours(fast, "cpu_hours") == pytest.approx(hours(slow, "cpu_hours"))
+    assert hours(slow, "gpu_hours") > 3 * hours(fast, "gpu_hours")
+
+
+def test_cli_prints_the_projection(repo, capsys):
+    assert cli.main(["estimate", "--configfile", str(repo / "config" / "config.yaml")]) == 0
+    out = capsys.readouterr().out
+    for text in ("check_invariant", "predict (local LLMs)", "DAG:", "CPU-days", "GPU-days"):
+        assert text in out
+    assert cli.main(["estimate", "--configfile", str(repo / "config" / "demo.yaml")]) == 0
+
+
+def test_cli_bad_config_is_one_line(tmp_path, capsys):
+    assert cli.main(["estimate", "--configfile", str(tmp_path / "nope.yaml")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"hinter: {tmp_path / 'nope.yaml'}: config file not found"]
+
+
+def test_switches_of_the_config_change_the_projection(paper, costs):
+    base = estimate.project(paper, costs).stages
+    off = {**paper, "invariant": {**paper["invariant"], "enabled": False}}
+    assert estimate.project(off, costs).stages["check_invariant"].cpu_hours < (
+        base["check_invariant"].cpu_hours / 5
+    )
+    valid_only = {**paper, "invariant": {**paper["invariant"], "keep_discarded": False}}
+    local = estimate.project(valid_only, costs).stages["predict (local LLMs)"]
+    valid_share = 1 - estimate.PAPER_DISCARDED_SHARE  # the originals are still all predicted
+    assert local.gpu_hours == pytest.approx(
+        base["predict (local LLMs)"].gpu_hours * valid_share, rel=0.1
+    )
+    assert estimate.llm_size("HuggingFaceTB/SmolLM2-135M-Instruct")["params"] == 1.35e8
+    assert estimate.llm_size("meta-llama/Llama-2-7b-chat-hf")["params"] == 6.74e9
