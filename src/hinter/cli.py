@@ -311,7 +311,7 @@ def prepare_test(args: argparse.Namespace) -> TestPlan:
         )
     if out == model_dir or model_dir in out.parents:
         raise HinterError(f"--out {out}: inside the model folder; choose another folder")
-    if data.resolve() == out or out in data.resolve().parents:
+    if out in data.resolve().parents:
         raise HinterError(f"--out {out}: holds the input file; choose another folder")
     cache_dir = Path(args.cache_dir).expanduser().resolve() if args.cache_dir else out / "cache"
     if args.cache_dir:
@@ -326,26 +326,7 @@ def prepare_test(args: argparse.Namespace) -> TestPlan:
     if not dictionary.is_dir():
         raise HinterError(f"--dictionary {args.dictionary}: folder not found")
 
-    meta = model_meta(model_dir, args.task_type)
-    from hinter.models.loading import load_classifier
-    from hinter.mutation.window import load_tokenizer
-
-    try:
-        load_tokenizer(str(model_dir), key="model")
-    except ConfigError as exc:
-        raise _as_flag(exc, "model", f"model folder {model_dir}:") from None
-    load_classifier(model_dir, n_labels=meta["n_labels"], device="cpu")  # weights complete?
-
-    parser = None
-    if not args.no_invariant:
-        from hinter.invariant import load_pipeline
-
-        try:
-            load_pipeline(args.parser)
-        except HinterError as exc:
-            raise _as_flag(exc, "parser.pipeline", "--parser") from None
-        parser = args.parser
-
+    meta = model_meta(model_dir, args.task_type)  # the folder's files, without loading
     docs = inputs.documents(
         inputs.read_file(data, max_rows=args.max_documents),
         text_column=args.text_column,
@@ -358,6 +339,27 @@ def prepare_test(args: argparse.Namespace) -> TestPlan:
     )
     meta["rows"] = {DATASET: docs.table.num_rows}
     compiled = dictionary_pairs.compile_dictionary(attributes, dictionary, pairing=args.pairing)
+
+    # Loading: the tokenizer, the weights (all present?), the parser (slowest, last).
+    from hinter.models.loading import load_classifier
+    from hinter.mutation.window import load_tokenizer
+
+    try:
+        load_tokenizer(str(model_dir), key="model")
+    except ConfigError as exc:
+        raise _as_flag(exc, "model", f"model folder {model_dir}") from None
+    load_classifier(model_dir, n_labels=meta["n_labels"], device="cpu")  # weights complete?
+
+    parser = None
+    if not args.no_invariant:
+        from hinter.invariant import load_pipeline
+
+        try:
+            load_pipeline(args.parser)
+        except HinterError as exc:
+            raise _as_flag(exc, "parser.pipeline", "--parser") from None
+        parser = args.parser
+
     return TestPlan(
         model_dir=model_dir,
         model=model,

@@ -17,6 +17,7 @@ import gzip
 import io as _io
 import json
 import sys
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -104,7 +105,7 @@ def _decode(path: Path) -> str:
         raw = path.read_bytes()
         if path.suffix == ".gz":
             raw = gzip.decompress(raw)
-    except (OSError, EOFError) as exc:
+    except (OSError, EOFError, zlib.error) as exc:
         raise DataError(f"{path}: cannot be read ({first_line(exc)})") from None
     if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DataError(f"{path}: the file is UTF-16; save it as UTF-8")
@@ -278,6 +279,7 @@ def label_reading(
     values = [(where, v) for where, vs in cells if vs for v in vs]
     as_names = all(str(v).strip().lower() in index for _, v in values)
     as_ids = all((i := _as_id(v)) is not None and 0 <= i < len(names) for _, v in values)
+    ids = f"ids 0..{len(names) - 1}"
     if label_format != "auto":
         reading = label_format
     elif as_names and as_ids:
@@ -291,16 +293,30 @@ def label_reading(
         reading = "names"
     elif as_names:
         reading = "names"
-    else:
+    elif as_ids:
         reading = "ids"
+    else:
+        for where, v in values:
+            if str(v).strip().lower() not in index and _as_id(v) is None:
+                raise DataError(
+                    f"{where}: label {v!r} is neither a label name nor a label id "
+                    f"(names: {_show(names)}; {ids})"
+                )
+        name = next(((w, v) for w, v in values if str(v).strip().lower() in index), None)
+        if name is not None:
+            number = next((w, v) for w, v in values if str(v).strip().lower() not in index)
+            raise DataError(
+                f"--label-column {column!r}: mixes label names ({name[0]}: {name[1]!r}) and "
+                f"label ids ({number[0]}: {number[1]!r}); use one or the other"
+            )
+        reading = "ids"  # every value is an integer, some out of range: reported below
     for where, v in values:
         if reading == "names" and str(v).strip().lower() not in index:
             raise DataError(f"{where}: unknown label name {v!r} (names: {_show(names)})")
         if reading == "ids":
             i = _as_id(v)
             if i is None:
-                hint = "" if label_format == "ids" else f" nor a label id (names: {_show(names)})"
-                raise DataError(f"{where}: label {v!r} is neither a label name{hint}")
+                raise DataError(f"{where}: label {v!r} is not a label id ({ids})")
             if not 0 <= i < len(names):
                 raise DataError(f"{where}: label id {i} outside 0..{len(names) - 1}")
     return reading
