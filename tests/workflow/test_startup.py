@@ -76,7 +76,8 @@ def test_kill_9_during_a_job_then_unlock_and_rerun_gives_the_same_bytes(demo_run
     relative = str(target.relative_to(workdir))
     cmd = [
         sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--cores", "1", "--configfile", str(repo / "config" / "demo.yaml"),
+        "--directory", str(workdir), "--cores", "1",
+        "--configfile", str(repo / "config" / "demo.yaml"),
         "--set-threads", "predict=1", "--force", relative,
     ]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
