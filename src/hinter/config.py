@@ -7,7 +7,7 @@ the Snakefile can stop the run before any job starts.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -320,15 +320,27 @@ def parser_problem(pipeline: str, workdir: Path) -> str | None:
     return None
 
 
-def startup_checks(cfg: Mapping[str, Any], workdir: str | Path) -> None:
+def startup_checks(
+    cfg: Mapping[str, Any],
+    workdir: str | Path,
+    jobs: Iterable[tuple[str, Mapping[str, str]]] | None = None,
+) -> None:
     """What a validated config needs from this machine, checked before any job starts.
 
     Folders that are read (local model checkpoints, the parser) must exist; folders that are
     written (``results_dir``, ``cache_dir``) must be writable. Paths are relative to
-    ``workdir`` (Snakemake's working directory). Not for dry-runs: planning a paper run on a
-    laptop without its parser or checkpoints is legitimate.
+    ``workdir`` (Snakemake's working directory). ``jobs``, the (rule, wildcards) of the jobs
+    about to run, limits the checks to what they need (None: everything). Not for dry-runs:
+    planning a paper run on a laptop without its parser or checkpoints is legitimate.
     """
     workdir = Path(workdir)
+    planned = None if jobs is None else [(rule, dict(wc)) for rule, wc in jobs]
+
+    def needed(rule: str, **wildcards: str) -> bool:
+        return planned is None or any(
+            r == rule and all(wc.get(k) == v for k, v in wildcards.items()) for r, wc in planned
+        )
+
     for key in ("results_dir", "cache_dir"):
         path = Path(cfg[key]).expanduser()
         path = path if path.is_absolute() else workdir / path
@@ -336,13 +348,15 @@ def startup_checks(cfg: Mapping[str, Any], workdir: str | Path) -> None:
             raise ConfigError(f"config key '{key}': {path} is a file, not a folder")
         if not _writable(path):
             raise ConfigError(f"config key '{key}': {path} is not writable")
-    if cfg["invariant"]["enabled"]:
+    if cfg["invariant"]["enabled"] and needed("check_invariant"):
         problem = parser_problem(cfg["parser"]["pipeline"], workdir)
         if problem:
             raise ConfigError(f"config key 'parser.pipeline': {problem}")
     for name, spec in cfg["models"]["encoders"].items():
         source = spec.get("checkpoint")
         if not source or source.startswith("pypi:"):
+            continue
+        if not needed("train_encoder", model=name):
             continue
         key = f"models.encoders.{name}.checkpoint"
         local = Path(source).expanduser()

@@ -41,10 +41,11 @@ FORMATS = {
 }
 LABEL_FORMATS = ("auto", "ids", "names")
 LABEL_RULE = (
-    "Gold labels: a label, a list of labels as JSON ('[0, 3]'), or empty for unknown. Per "
-    "column, all values are read as label names when every value is one of the model's "
-    "names (case-insensitive), else as label ids (0-based integers) when every value is one; "
-    "when both readings fit and disagree (names that are numbers), pass --label-format."
+    "Gold labels: a label, a list of labels as JSON ('[0, 3]'), or empty for unknown. Typed "
+    "numbers (Parquet, JSON) are label ids (0-based). Text labels are read per column: as "
+    "names when every one is a label name of the model (case-insensitive), else as ids when "
+    "every one is an integer; when both readings fit and disagree (names that are numbers), "
+    "pass --label-format ids|names, which also overrides the rule."
 )
 DATASET = "input"  # the dataset name of a user's file inside the run layout
 
@@ -268,58 +269,81 @@ def _as_id(value: Any) -> int | None:
     return None
 
 
+def _typed_number(value: Any) -> bool:
+    """A number typed as such (Parquet, JSON, a JSON list in a CSV cell), not digits in text."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def label_reading(
     cells: Sequence[tuple[str, list[Any] | None]],
     names: Sequence[str],
     label_format: str,
     column: str,
 ) -> str:
-    """``ids`` or ``names``: how one column's labels are read (``LABEL_RULE``)."""
+    """How one column's text labels are read, ``ids`` or ``names`` (``LABEL_RULE``).
+
+    Typed numbers are ids (unless ``--label-format names``); text values are names when every
+    text value is a name, ids when every one is an id, and an error when both fit with
+    different meanings or neither does.
+    """
     index = {str(n).strip().lower(): i for i, n in enumerate(names)}
     values = [(where, v) for where, vs in cells if vs for v in vs]
-    as_names = all(str(v).strip().lower() in index for _, v in values)
-    as_ids = all((i := _as_id(v)) is not None and 0 <= i < len(names) for _, v in values)
-    ids = f"ids 0..{len(names) - 1}"
     if label_format != "auto":
-        reading = label_format
-    elif as_names and as_ids:
-        differ = any(index[str(v).strip().lower()] != _as_id(v) for _, v in values)
-        if differ:
+        return _checked(values, names, index, label_format)
+    _checked([(w, v) for w, v in values if _typed_number(v)], names, index, "ids")
+    texts = [(w, v) for w, v in values if not _typed_number(v)]
+    as_names = all(str(v).strip().lower() in index for _, v in texts)
+    as_ids = all((i := _as_id(v)) is not None and 0 <= i < len(names) for _, v in texts)
+    if not texts:
+        return "ids"
+    if as_names and as_ids:
+        if any(index[str(v).strip().lower()] != _as_id(v) for _, v in texts):
             raise DataError(
                 f"--label-column {column!r}: every label is both a label name and a label id "
                 f"of this model, with different meanings (names: {_show(names)}); pass "
                 "--label-format names or --label-format ids"
             )
-        reading = "names"
-    elif as_names:
-        reading = "names"
-    elif as_ids:
-        reading = "ids"
-    else:
-        for where, v in values:
-            if str(v).strip().lower() not in index and _as_id(v) is None:
-                raise DataError(
-                    f"{where}: label {v!r} is neither a label name nor a label id "
-                    f"(names: {_show(names)}; {ids})"
-                )
-        name = next(((w, v) for w, v in values if str(v).strip().lower() in index), None)
-        if name is not None:
-            number = next((w, v) for w, v in values if str(v).strip().lower() not in index)
+        return "names"
+    if as_names:
+        return "names"
+    if as_ids:
+        return "ids"
+    for where, v in texts:
+        if str(v).strip().lower() not in index and _as_id(v) is None:
             raise DataError(
-                f"--label-column {column!r}: mixes label names ({name[0]}: {name[1]!r}) and "
-                f"label ids ({number[0]}: {number[1]!r}); use one or the other"
+                f"{where}: label {v!r} is neither a label name nor a label id "
+                f"(names: {_show(names)}; ids 0..{len(names) - 1})"
             )
-        reading = "ids"  # every value is an integer, some out of range: reported below
+    name = next(((w, v) for w, v in texts if str(v).strip().lower() in index), None)
+    if name is not None:
+        number = next((w, v) for w, v in texts if str(v).strip().lower() not in index)
+        raise DataError(
+            f"--label-column {column!r}: mixes label names ({name[0]}: {name[1]!r}) and "
+            f"label ids ({number[0]}: {number[1]!r}); use one or the other"
+        )
+    return _checked(texts, names, index, "ids")  # integers, some out of range: reported
+
+
+def _checked(values, names: Sequence[str], index: dict[str, int], reading: str) -> str:
+    """``reading``, once every value is a valid label under it."""
     for where, v in values:
         if reading == "names" and str(v).strip().lower() not in index:
             raise DataError(f"{where}: unknown label name {v!r} (names: {_show(names)})")
         if reading == "ids":
             i = _as_id(v)
             if i is None:
-                raise DataError(f"{where}: label {v!r} is not a label id ({ids})")
+                raise DataError(f"{where}: label {v!r} is not a label id (ids 0..{len(names) - 1})")
             if not 0 <= i < len(names):
                 raise DataError(f"{where}: label id {i} outside 0..{len(names) - 1}")
     return reading
+
+
+def decode_label(value: Any, reading: str, label_format: str, index: dict[str, int]) -> int:
+    """A checked label value as its id (typed numbers are ids unless names are forced)."""
+    as_name = label_format == "names" or (
+        reading == "names" and not (label_format == "auto" and _typed_number(value))
+    )
+    return index[str(value).strip().lower()] if as_name else int(_as_id(value))
 
 
 def _show(names: Sequence[str], limit: int = 12) -> str:
@@ -410,9 +434,7 @@ def documents(
         for k, (where, values) in enumerate(cells):
             if values is None:
                 continue
-            decoded = sorted(
-                {index[str(v).strip().lower()] if reading == "names" else _as_id(v) for v in values}
-            )
+            decoded = sorted({decode_label(v, reading, label_format, index) for v in values})
             if task_type == "multi_class" and len(decoded) != 1:
                 raise DataError(
                     f"{where}: {len(decoded)} labels, but the model is multi_class (one label "

@@ -132,6 +132,14 @@ def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None
     return table
 
 
+def parquet_rows(path: str | Path) -> int | None:
+    """Rows of a Parquet file from its footer (None when unreadable: its reader says why)."""
+    try:
+        return pq.ParquetFile(path).metadata.num_rows
+    except (pa.ArrowInvalid, OSError):
+        return None
+
+
 def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:
     """Select and cast ``table`` to ``schema``; name the file and column when it cannot."""
     missing = [f.name for f in schema if f.name not in table.column_names]

@@ -231,3 +231,40 @@ def test_config_strings_from_the_command_line_are_typed_by_the_schema(repo):
 def test_coerce_leaves_what_does_not_parse():
     schema = {"type": "object", "properties": {"x": {"type": "number"}}}
     assert coerce({"x": "abc"}, schema, schema) == {"x": "abc"}
+
+
+def test_startup_checks_only_what_the_jobs_about_to_run_need(repo, tmp_path):
+    from hinter.config import startup_checks
+    from hinter.errors import ConfigError
+
+    cfg = validate_config(load_yaml(repo / "config" / "config.yaml"))
+    cfg["parser"]["pipeline"] = "en_core_web_zz"
+    cfg["results_dir"] = cfg["cache_dir"] = str(tmp_path)
+    startup_checks(cfg, tmp_path, jobs=[("download_dataset", {"dataset": "imdb"})])
+    with pytest.raises(ConfigError, match="parser.pipeline"):
+        startup_checks(cfg, tmp_path, jobs=[("check_invariant", {"suite": "atomic-race"})])
+    with pytest.raises(ConfigError, match="parser.pipeline"):
+        startup_checks(cfg, tmp_path)  # everything (hinter check-config)
+
+
+SCOTUS = [str(i) for i in range(1, 15)]  # SCOTUS's issue areas are named "1".."14"
+
+
+def test_issue_case_text_1_and_json_3_never_silently_change_meaning(tmp_path):
+    """A CSV column holding `1` and `[3]` once gave id 1 or name "1" depending on the other rows."""
+    path = tmp_path / "t.csv"
+    path.write_text('text,label\nA.,1\nB.,"[3]"\n')
+    with pytest.raises(DataError, match="both a label name and a label id"):
+        _docs(path, label_names=SCOTUS)
+    as_ids = _docs(path, label_names=SCOTUS, label_format="ids")
+    assert as_ids.table.column("labels").to_pylist() == [[1], [3]]
+    as_names = _docs(path, label_names=SCOTUS, label_format="names")
+    assert as_names.table.column("labels").to_pylist() == [[0], [2]]
+
+
+def test_typed_numbers_are_ids_even_with_numeric_names(tmp_path):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"text": ["A.", "B."], "label": [[1], [13]]}), path)
+    docs = _docs(path, label_names=SCOTUS)
+    assert docs.label_reading == "ids"
+    assert docs.table.column("labels").to_pylist() == [[1], [13]]

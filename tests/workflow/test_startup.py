@@ -72,18 +72,23 @@ def test_kill_9_during_a_job_then_unlock_and_rerun_gives_the_same_bytes(demo_run
     """Kill the whole workflow (Snakemake and its job) while a prediction job writes its table."""
     workdir = demo_run.parent.parent
     target = Path(RunLayout(str(demo_run)).predictions("tiny-bert", "scotus", "000"))
-    before = _digest(target)
     relative = str(target.relative_to(workdir))
+    # (--configfile and --set-threads take several values: the target goes after --cores.)
     cmd = [
         sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-        "--directory", str(workdir), "--cores", "1",
-        "--configfile", str(repo / "config" / "demo.yaml"),
-        "--set-threads", "predict=1", "--force", relative,
+        "--directory", str(workdir), "--configfile", str(repo / "config" / "demo.yaml"),
+        "--set-threads", "predict=1", "--cores", "1",
     ]  # fmt: skip
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    # Up to date first (a no-op on a finished demo run): the bytes an uninterrupted job writes.
+    ready = subprocess.run([*cmd, relative], cwd=REPO, env=env, capture_output=True, text=True)
+    assert ready.returncode == 0, ready.stderr[-2000:]
+    before = _digest(target)
     for _attempt in range(3):
-        proc = subprocess.Popen(cmd, cwd=REPO, env=env, start_new_session=True,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        proc = subprocess.Popen(
+            [*cmd, "--force", relative], cwd=REPO, env=env, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
         deadline = time.monotonic() + 600
         caught = False
         while proc.poll() is None and time.monotonic() < deadline:
@@ -98,12 +103,14 @@ def test_kill_9_during_a_job_then_unlock_and_rerun_gives_the_same_bytes(demo_run
     assert caught, "the prediction job never got to write (or finished between two polls)"
     assert list(target.parent.glob(f".{target.name}.*.tmp")), "the kill left its temporary file"
 
-    locked = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+    locked = subprocess.run(
+        [*cmd, relative], cwd=REPO, env=env, capture_output=True, text=True, timeout=600
+    )
     assert locked.returncode != 0 and "--unlock" in locked.stdout + locked.stderr
     unlock = subprocess.run([*cmd, "--unlock"], cwd=REPO, env=env, capture_output=True, text=True)
     assert unlock.returncode == 0, unlock.stderr[-2000:]
     rerun = subprocess.run(
-        [*cmd[:-2], relative], cwd=REPO, env=env, capture_output=True, text=True, timeout=900
+        [*cmd, relative], cwd=REPO, env=env, capture_output=True, text=True, timeout=900
     )
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     assert _digest(target) == before

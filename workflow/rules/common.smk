@@ -31,11 +31,12 @@ except ConfigError as exc:
     sys.exit(f"hinter: {exc}")
 
 
-# What the config needs from this machine (the parser, checkpoint folders, writable results and
-# cache folders), checked before the first job of a real run; dry-runs only plan.
+# What the jobs about to run need from this machine (the parser, checkpoint folders, writable
+# results and cache folders), checked before the first job of a real run; dry-runs only plan.
 onstart:
     try:
-        startup_checks(config, Path.cwd())
+        jobs = [(job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs()]
+        startup_checks(config, Path.cwd(), jobs)
     except ConfigError as exc:
         sys.exit(f"hinter: {exc}")
 
