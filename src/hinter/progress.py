@@ -14,8 +14,11 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-# Seconds between two progress lines when stderr is not a terminal (HINTER_PROGRESS_INTERVAL).
-DEFAULT_INTERVAL = 10.0
+# Seconds between two progress lines when stderr is not a terminal: every 5 s at first, then a
+# twentieth of the time elapsed, at most a minute (an hour-long job logs ~100 lines, not 700).
+# HINTER_PROGRESS_INTERVAL fixes the interval.
+FIRST_INTERVAL = 5.0
+MAX_INTERVAL = 60.0
 _sink: Callable[[str], None] | None = None
 
 
@@ -26,11 +29,15 @@ def configure(sink: Callable[[str], None] | None) -> None:
     _sink = sink
 
 
-def interval() -> float:
-    try:
-        return max(0.0, float(os.environ.get("HINTER_PROGRESS_INTERVAL", DEFAULT_INTERVAL)))
-    except ValueError:
-        return DEFAULT_INTERVAL
+def interval(elapsed: float = 0.0) -> float:
+    """Seconds until the next progress line, ``elapsed`` seconds into a stage."""
+    fixed = os.environ.get("HINTER_PROGRESS_INTERVAL")
+    if fixed is not None:
+        try:
+            return max(0.0, float(fixed))
+        except ValueError:
+            pass
+    return min(MAX_INTERVAL, max(FIRST_INTERVAL, elapsed / 20))
 
 
 def duration(seconds: float) -> str:
@@ -62,7 +69,7 @@ class Progress:
         self.count = 0
         self.started = time.monotonic()
         self._stream = stream or sys.stderr
-        self._every = interval() if every is None else every
+        self._every = every  # None: interval(elapsed)
         self._last = self.started
         self._lines = 0
         self._bar: Any = None
@@ -83,7 +90,8 @@ class Progress:
             self._bar.update(n)
             return
         now = time.monotonic()
-        if self._enabled and now - self._last >= self._every:
+        every = interval(now - self.started) if self._every is None else self._every
+        if self._enabled and now - self._last >= every:
             self._last = now
             self._emit(self.line(now))
 

@@ -241,9 +241,9 @@ def test_startup_checks_only_what_the_jobs_about_to_run_need(repo, tmp_path):
     cfg["parser"]["pipeline"] = "en_core_web_zz"
     cfg["results_dir"] = cfg["cache_dir"] = str(tmp_path)
     startup_checks(cfg, tmp_path, jobs=[("download_dataset", {"dataset": "imdb"})])
-    with pytest.raises(ConfigError, match="parser.pipeline"):
+    with pytest.raises(ConfigError, match=r"parser\.pipeline"):
         startup_checks(cfg, tmp_path, jobs=[("check_invariant", {"suite": "atomic-race"})])
-    with pytest.raises(ConfigError, match="parser.pipeline"):
+    with pytest.raises(ConfigError, match=r"parser\.pipeline"):
         startup_checks(cfg, tmp_path)  # everything (hinter check-config)
 
 
@@ -268,3 +268,46 @@ def test_typed_numbers_are_ids_even_with_numeric_names(tmp_path):
     docs = _docs(path, label_names=SCOTUS)
     assert docs.label_reading == "ids"
     assert docs.table.column("labels").to_pylist() == [[1], [13]]
+
+
+def test_progress_interval_grows_with_the_stage(monkeypatch):
+    monkeypatch.delenv("HINTER_PROGRESS_INTERVAL", raising=False)
+    assert [progress.interval(t) for t in (0, 60, 600, 7200)] == [5.0, 5.0, 30.0, 60.0]
+    monkeypatch.setenv("HINTER_PROGRESS_INTERVAL", "2")
+    assert progress.interval(7200) == 2.0
+
+
+@pytest.fixture
+def restored_logging():
+    """workflow.run configures the root logger for a job process: undo it for other tests."""
+    import logging
+
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    for handler in root.handlers[:]:
+        root.removeHandler(handler)
+        handler.close()
+    for handler in handlers:
+        root.addHandler(handler)
+    root.setLevel(level)
+    progress.configure(None)
+
+
+def test_a_job_that_fails_on_a_full_disk_ends_with_one_line(tmp_path, capsys, restored_logging):
+    import errno
+    from types import SimpleNamespace
+
+    from hinter import workflow
+
+    def main():
+        raise OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "x.parquet"))
+
+    job = SimpleNamespace(log=[str(tmp_path / "job.log")])
+    with pytest.raises(SystemExit) as exit_info:
+        workflow.run(job, main)
+    assert exit_info.value.code == 1
+    advice = "no space left on the device (free some space and rerun to resume)"
+    line = f"hinter: {tmp_path / 'x.parquet'}: {advice}"
+    assert capsys.readouterr().err.splitlines()[-1] == line
+    assert line.removeprefix("hinter: ") in (tmp_path / "job.log").read_text()
