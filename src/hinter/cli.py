@@ -770,8 +770,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _terminate(signum, frame) -> None:
-    raise Terminated()
+def _stop(signum, frame) -> None:
+    """SIGINT and SIGTERM: stop now, and at the next progress update should Python swallow it."""
+    from hinter import progress
+
+    exc = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    progress.request_stop(exc)
+    raise exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -780,7 +785,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         return COMMANDS[args.command][1](args)
     except BaseException as exc:
@@ -790,7 +795,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             traceback.print_exc()
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        from hinter import progress
+
+        progress.request_stop(None)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     print(f"hinter: {message}", file=sys.stderr)
     return code
 

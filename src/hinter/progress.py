@@ -22,6 +22,19 @@ MAX_INTERVAL = 60.0
 _sink: Callable[[str], None] | None = None
 
 
+_stop: BaseException | None = None
+
+
+def request_stop(exc: BaseException | None) -> None:
+    """Make every following :meth:`Progress.update` raise ``exc`` (None: clear).
+
+    A Ctrl-C that lands inside a finaliser is swallowed by Python ("Exception ignored in ...");
+    the CLI's signal handler records it here too, so long work still stops at its next update.
+    """
+    global _stop
+    _stop = exc
+
+
 def configure(sink: Callable[[str], None] | None) -> None:
     """Send progress lines to ``sink`` (a logger's ``info``: a workflow job's log) instead of
     stderr. ``None`` restores the default (a bar on a terminal, lines otherwise)."""
@@ -83,6 +96,8 @@ class Progress:
             )
 
     def update(self, n: int = 1) -> None:
+        if _stop is not None:
+            raise _stop
         if n <= 0:
             return
         self.count += n

@@ -311,3 +311,16 @@ def test_a_job_that_fails_on_a_full_disk_ends_with_one_line(tmp_path, capsys, re
     line = f"hinter: {tmp_path / 'x.parquet'}: {advice}"
     assert capsys.readouterr().err.splitlines()[-1] == line
     assert line.removeprefix("hinter: ") in (tmp_path / "job.log").read_text()
+
+
+def test_a_swallowed_interrupt_stops_long_work_at_the_next_update():
+    bar = progress.Progress("predict", 10, "texts", every=1e9)
+    bar.update(1)
+    progress.request_stop(KeyboardInterrupt())
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            bar.update(1)
+    finally:
+        progress.request_stop(None)
+    bar.update(1)
+    assert bar.count == 2
