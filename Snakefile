@@ -3,9 +3,19 @@
 #   snakemake --cores 8 rq3                     one research question
 #   snakemake --configfile config/demo.yaml     the offline demo (make demo)
 import os
+import sys
 
 # The paper's config is the default; a --configfile replaces it instead of being merged into it.
 if not workflow.overwrite_configfiles:
+    # Read by hinter first: a YAML error then names the file and line (Snakemake's does not).
+    sys.path.insert(0, os.path.join(workflow.basedir, "src"))
+    from hinter.config import load_yaml
+    from hinter.errors import ConfigError
+
+    try:
+        load_yaml(os.path.join(workflow.basedir, "config", "config.yaml"))
+    except ConfigError as exc:
+        sys.exit(f"hinter: {exc}")
 
     configfile: os.path.join(workflow.basedir, "config", "config.yaml")
 

@@ -1,154 +1,262 @@
 """The ``hinter`` command line: bias-test one model on one file with the workflow's own code.
 
-``hinter test MODEL_DIR DATA_FILE`` runs dictionary → mutation → invariant → prediction → oracle
-on one shard laid out exactly like a workflow run directory (``--out``), then prints the rates,
-the truth table and hidden-bias examples. ``hinter mutate`` shows the mutants of a text.
+``hinter test MODEL_DIR DATA_FILE`` checks every argument, the input file, the model folder and
+the parser first (a one-line error, nothing written, for any bad input), then runs dictionary →
+mutation → invariant → prediction → oracle on one shard laid out exactly like a workflow run
+directory (``--out``), with progress on stderr, and prints the rates, the truth table and
+hidden-bias examples. ``--fail-above`` turns it into a CI gate, ``--json`` writes the summary.
+``hinter mutate`` shows the mutants of a text; ``hinter check-config`` checks workflow configs.
+
+Each subcommand is a pair of small functions, ``add_<name>(sub)`` (its arguments) and
+``cmd_<name>(args)`` (returns an exit code), registered in :data:`COMMANDS`.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import logging
+import os
 import re
+import signal
 import sys
-from collections.abc import Sequence
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-
 from hinter import __version__, io, plan, tables
 from hinter.config import BUILTIN_ATTRIBUTES, REPO_ROOT
-from hinter.errors import DataError, HinterError
+from hinter.errors import ConfigError, HinterError, os_error
+from hinter.gate import EXIT_GATE, Threshold, parse_threshold
+from hinter.inputs import DATASET, LABEL_FORMATS, LABEL_RULE
 from hinter.layout import RunLayout
 
 log = logging.getLogger("hinter")
 
-DATASET = "input"  # the dataset name of a user's file inside the run layout
 SHARD = "000"
 TRACK = "model"
+LOCK = ".hinter.lock"  # in the output folder: one run at a time writes there
+
+# Exit codes (README "Exit codes").
+EXIT_OK = 0
+EXIT_ERROR = 1  # bad input, or a run that could not finish: one line on stderr
+EXIT_INTERNAL = 4  # a bug: one line, --debug shows the traceback
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT)
+EXIT_TERMINATED = 143  # SIGTERM (a scheduler's time limit, `kill`)
 
 
-# --------------------------------------------------------------------------- input files
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: temporary files removed, resumable state kept."""
 
 
-def read_table(path: str | Path) -> pa.Table:
-    """Read a CSV, TSV, Parquet or JSON-lines file of texts (one-line error when it can't)."""
-    import pyarrow.csv as pacsv
-    import pyarrow.json as pajson
+# --------------------------------------------------------------------------- argument types
 
-    path = Path(path)
-    if not path.is_file():
-        raise DataError(f"{path}: file not found")
-    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line naming the flag, with exit code 1."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        message = re.sub(r"^argument (\S+?)(/\S+)?: ", r"\1: ", message)
+        print(f"{self.prog}: {message}", file=sys.stderr)
+        sys.exit(EXIT_ERROR)
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer ≥ {low}, got {value}")
+        return value
+
+    parse.__name__ = f"integer ≥ {low}"
+    return parse
+
+
+def fraction(text: str) -> float:
     try:
-        if suffix in (".parquet", ".pq"):
-            return io.read_parquet(path)
-        if suffix in (".jsonl", ".ndjson", ".jsonl.gz"):
-            return pajson.read_json(path)
-        if suffix in (".csv", ".csv.gz"):
-            return pacsv.read_csv(path)
-        if suffix in (".tsv", ".tsv.gz"):
-            return pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter="\t"))
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: cannot be read ({str(exc).splitlines()[0]})") from None
-    raise DataError(f"{path}: unknown format {suffix!r} (use .csv, .tsv, .parquet or .jsonl)")
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in 0..1, got {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number in 0..1, got {text}")
+    return value
 
 
-def _label_list(value: Any, names: Sequence[str], where: str) -> list[int] | None:
-    """Gold labels as label ids: an id, a name, a list of either, or a JSON list in a string."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        text = value.strip()
-        if text.startswith("["):
-            try:
-                value = json.loads(text)
-            except json.JSONDecodeError:
-                raise DataError(f"{where}: labels {value!r} are not a JSON list") from None
-        elif text == "":
-            return []
-        else:
-            value = [text]
-    values = value if isinstance(value, list) else [value]
-    index = {name.lower(): i for i, name in enumerate(names)}
-    out = []
-    for v in values:
-        if isinstance(v, bool):
-            v = int(v)
-        if isinstance(v, int) or (isinstance(v, str) and v.strip().isdigit() and v not in index):
-            label = int(v)
-        elif isinstance(v, str) and v.strip().lower() in index:
-            label = index[v.strip().lower()]
-        else:
-            raise DataError(f"{where}: unknown label {v!r} (labels: {', '.join(names)})")
-        if not 0 <= label < len(names):
-            raise DataError(f"{where}: label {label} outside 0..{len(names) - 1}")
-        out.append(label)
-    return sorted(set(out))
+def orders_list(text: str) -> list[int]:
+    """``1,2`` → [1, 2]: mutation orders (1 = atomic)."""
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise argparse.ArgumentTypeError(f"expected orders like 1,2, got {text!r}")
+    orders = []
+    for item in items:
+        if not item.isdigit() or int(item) < 1:
+            raise argparse.ArgumentTypeError(f"{item!r} is not an order (1, 2, 3, …)")
+        orders.append(int(item))
+    if len(set(orders)) != len(orders):
+        raise argparse.ArgumentTypeError(f"an order is repeated in {text!r}")
+    return sorted(orders)
 
 
-def tested_documents(
-    table: pa.Table,
-    path: str | Path,
-    *,
-    text_column: str,
-    label_column: str | None,
-    id_column: str | None,
-    label_names: Sequence[str],
-    max_documents: int | None,
-) -> pa.Table:
-    """The user's rows as the workflow's tested-documents table (one shard)."""
-    if text_column not in table.column_names:
-        raise DataError(
-            f"{path}: no column {text_column!r} (columns: {', '.join(table.column_names)})"
+def attributes_list(text: str) -> list[str]:
+    items = [t.strip() for t in text.split(",")]
+    if not text.strip() or any(not t for t in items):
+        raise argparse.ArgumentTypeError(f"expected attributes like race,gender, got {text!r}")
+    unknown = [a for a in items if a not in BUILTIN_ATTRIBUTES]
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown attribute(s) {', '.join(map(repr, unknown))} "
+            f"(known: {', '.join(BUILTIN_ATTRIBUTES)})"
         )
-    for column in (label_column, id_column):
-        if column is not None and column not in table.column_names:
-            raise DataError(f"{path}: no column {column!r}")
-    n = table.num_rows if max_documents is None else min(table.num_rows, max_documents)
-    texts = table.column(text_column).to_pylist()[:n]
-    ids = (
-        [str(v) for v in table.column(id_column).to_pylist()[:n]]
-        if id_column
-        else [f"doc-{i:06d}" for i in range(n)]
-    )
-    if len(set(ids)) != len(ids):
-        raise DataError(f"{path}: column {id_column!r} has duplicate ids")
-    gold = table.column(label_column).to_pylist()[:n] if label_column else [None] * n
-    labels = [_label_list(g, label_names, f"{path} row {i + 1}") for i, g in enumerate(gold)]
-    return pa.table(
-        {
-            "doc_id": ids,
-            "split": [DATASET] * n,
-            "position": list(range(n)),
-            "text": [t if isinstance(t, str) else None for t in texts],
-            "labels": labels,
-        },
-        schema=tables.TESTED_DOCUMENTS,
-    )
+    if len(set(items)) != len(items):
+        raise argparse.ArgumentTypeError(f"an attribute is repeated in {text!r}")
+    return items
 
 
-# --------------------------------------------------------------------------- the pipeline
+def column_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the column name is empty")
+    return text
+
+
+def check_orders(orders: Sequence[int], attributes: Sequence[str]) -> None:
+    for order in orders:
+        if order > len(attributes):
+            raise HinterError(
+                f"--orders: order {order} needs {order} attributes, but --attributes has "
+                f"{len(attributes)} ({','.join(attributes)})"
+            )
+
+
+def suites_for(attributes: Sequence[str], orders: Sequence[int]) -> list[plan.Suite]:
+    """Atomic suites always (parents), then every combination of each requested order."""
+    check_orders(orders, attributes)
+    wanted = {(a,) for a in attributes}
+    for order in orders:
+        wanted |= set(combinations(sorted(attributes), order))
+    suites = [plan.Suite(tuple(sorted(c))) for c in wanted]
+    return sorted(suites, key=lambda s: (s.order, s.name))
+
+
+# --------------------------------------------------------------------------- paths
+
+
+def writable_folder(path: Path, flag: str) -> None:
+    """``path`` is a folder we may create or write in (checked without creating anything)."""
+    if path.exists() and not path.is_dir():
+        raise HinterError(f"{flag} {path}: is a file, not a folder")
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise HinterError(f"{flag} {path}: {probe} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK) or _read_only_fs(probe):
+        raise HinterError(f"{flag} {path}: {probe} is not writable")
+
+
+def _read_only_fs(path: Path) -> bool:
+    """Whether a file cannot be created in ``path`` (tried: os.access cannot tell a read-only
+    mount or an immutable folder from a writable one when running as root)."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=path)
+    except OSError:
+        return True
+    os.close(fd)
+    os.unlink(name)
+    return False
+
+
+@contextlib.contextmanager
+def locked_output(out: Path) -> Iterator[list[Path]]:
+    """Hold the output folder for this run; yield the temporary files of a killed run, removed.
+
+    The lock is released by the kernel whatever ends the process, kill -9 included.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = open(out / LOCK, "a+")  # noqa: SIM115 - held for the whole run
+    except OSError as exc:
+        raise HinterError(os_error(exc, "--out: cannot create")) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise HinterError(
+            f"--out {out}: another hinter run is writing there; wait for it or choose another "
+            "folder"
+        ) from None
+    try:
+        yield io.remove_temporaries(out)
+    finally:
+        handle.close()
+
+
+# --------------------------------------------------------------------------- hinter test
+
+
+@dataclass
+class TestPlan:
+    """Everything ``hinter test`` will do, checked before anything is written."""
+
+    model_dir: Path
+    model: str  # the model's name in the run layout
+    meta: dict[str, Any]
+    window: int
+    docs: Any  # the TESTED_DOCUMENTS table
+    skipped_empty: list[int]
+    label_reading: str | None
+    suites: list[plan.Suite]
+    orders: list[int]
+    attributes: list[str]
+    compiled: Any  # the compiled dictionary
+    parser: str | None
+    out: Path
+    cache_dir: Path
+    json_path: Path | None
+    thresholds: list[Threshold]
+
+
+def model_name(model_dir: Path) -> str:
+    """A path-safe name for the model (its folder, or <parent>-<folder> for .../<x>/model)."""
+    name = model_dir.name
+    if name == "model" and model_dir.parent.name:
+        name = f"{model_dir.parent.parent.name}-{model_dir.parent.name}"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "model"
 
 
 def model_meta(model_dir: Path, task_type: str | None) -> dict[str, Any]:
-    """Label space and task type of a model directory (our sidecar, else its config)."""
+    """Label space and task type of a checked model directory (our sidecar, else its config)."""
     from hinter.models.loading import n_labels_of, read_model_dir, task_type_of
 
     info = read_model_dir(model_dir)
     config, sidecar = info["config"], info["sidecar"]
-    n_labels = int(sidecar.get("n_labels") or n_labels_of(config))
+    n_labels = n_labels_of(config)
     names = sidecar.get("label_names")
     if not names:
         id2label = config.get("id2label") or {}
         names = [str(id2label.get(str(i), id2label.get(i, f"LABEL_{i}"))) for i in range(n_labels)]
+    kind = task_type_of(config, sidecar, None if task_type is None else task_type)
+    declared = "task_type" in sidecar or config.get("problem_type") in (
+        "multi_label_classification",
+        "single_label_classification",
+    )
+    if task_type is not None and declared and kind != task_type:
+        raise HinterError(f"--task-type {task_type}: the model folder {model_dir} declares {kind}")
     return {
         "dataset": DATASET,
-        "task_type": task_type_of(config, sidecar, task_type),
-        "label_names": list(names),
+        "task_type": task_type or kind,
+        "label_names": [str(n) for n in names],
         "n_labels": n_labels,
         "empty_label_name": sidecar.get("empty_label_name"),
         "rows": {},
@@ -164,103 +272,211 @@ def model_window(model_dir: Path) -> int:
     return int(min(limit, 512))
 
 
-def suites_for(attributes: Sequence[str], orders: Sequence[int]) -> list[plan.Suite]:
-    """Atomic suites always (parents), then every combination of each requested order."""
-    wanted = {(a,) for a in attributes}
-    for order in orders:
-        if order > len(attributes):
-            raise HinterError(f"order {order} needs {order} attributes, got {len(attributes)}")
-        wanted |= set(combinations(sorted(attributes), order))
-    suites = [plan.Suite(tuple(sorted(c))) for c in wanted]
-    return sorted(suites, key=lambda s: (s.order, s.name))
+def _as_flag(exc: HinterError, key: str, flag: str) -> HinterError:
+    """A library error that names a config key, reworded for the command line's flag."""
+    return type(exc)(str(exc).replace(f"config key '{key}'", flag))
 
 
-def run_test(args: argparse.Namespace) -> Path:
-    """Run every stage on one model and one file; return the output (run) directory."""
+def prepare_test(args: argparse.Namespace) -> TestPlan:
+    """Check every argument, the model folder, the parser and the input file; write nothing.
+
+    Cheap checks first, so most mistakes are reported in a fraction of a second.
+    """
+    from hinter import inputs
+    from hinter.dictionary import pairs as dictionary_pairs
+
+    orders, attributes = args.orders, args.attributes
+    check_orders(orders, attributes)
+    suites = suites_for(attributes, orders)
+    from hinter.gate import check_thresholds
+
+    check_thresholds(args.fail_above, [s.name for s in suites])
+
+    model_dir = Path(args.model).expanduser().resolve()
+    data = Path(args.data).expanduser()
+    if not model_dir.exists():
+        raise HinterError(f"model folder {args.model}: not found")
+    if not model_dir.is_dir():
+        raise HinterError(f"model folder {args.model}: is a file, not a folder")
+    if not data.exists():
+        raise HinterError(f"{args.data}: file not found")
+    inputs.file_format(data)
+    model = model_name(model_dir)
+    out = Path(args.out or f"hinter-test-{model}").expanduser().resolve()
+    writable_folder(out, "--out")
+    if out.exists() and any(out.iterdir()) and not (out / LOCK).exists():
+        raise HinterError(
+            f"--out {out}: the folder is not empty and holds no earlier hinter run; choose a "
+            "new or empty folder"
+        )
+    if out == model_dir or model_dir in out.parents:
+        raise HinterError(f"--out {out}: inside the model folder; choose another folder")
+    if out in data.resolve().parents:
+        raise HinterError(f"--out {out}: holds the input file; choose another folder")
+    cache_dir = Path(args.cache_dir).expanduser().resolve() if args.cache_dir else out / "cache"
+    if args.cache_dir:
+        writable_folder(cache_dir, "--cache-dir")
+    json_path = None
+    if args.json:
+        json_path = Path(args.json).expanduser().resolve()
+        if json_path.is_dir():
+            raise HinterError(f"--json {args.json}: is a folder, not a file")
+        writable_folder(json_path.parent, "--json")
+    dictionary = Path(args.dictionary).expanduser()
+    if not dictionary.is_dir():
+        raise HinterError(f"--dictionary {args.dictionary}: folder not found")
+
+    meta = model_meta(model_dir, args.task_type)  # the folder's files, without loading
+    docs = inputs.documents(
+        inputs.read_file(data, max_rows=args.max_documents),
+        text_column=args.text_column,
+        label_column=args.label_column,
+        id_column=args.id_column,
+        label_names=meta["label_names"],
+        task_type=meta["task_type"],
+        label_format=args.label_format,
+        skip_empty=args.skip_empty,
+    )
+    meta["rows"] = {DATASET: docs.table.num_rows}
+    compiled = dictionary_pairs.compile_dictionary(attributes, dictionary, pairing=args.pairing)
+
+    # Loading: the tokenizer, the weights (all present?), the parser (slowest, last).
+    from hinter.models.loading import load_classifier
+    from hinter.mutation.window import load_tokenizer
+
+    try:
+        load_tokenizer(str(model_dir), key="model")
+    except ConfigError as exc:
+        raise _as_flag(exc, "model", f"model folder {model_dir}") from None
+    load_classifier(model_dir, n_labels=meta["n_labels"], device="cpu")  # weights complete?
+
+    parser = None
+    if not args.no_invariant:
+        from hinter.invariant import load_pipeline
+
+        try:
+            load_pipeline(args.parser)
+        except HinterError as exc:
+            raise _as_flag(exc, "parser.pipeline", "--parser") from None
+        parser = args.parser
+
+    return TestPlan(
+        model_dir=model_dir,
+        model=model,
+        meta=meta,
+        window=model_window(model_dir),
+        docs=docs.table,
+        skipped_empty=docs.skipped_empty,
+        label_reading=docs.label_reading,
+        suites=suites,
+        orders=orders,
+        attributes=attributes,
+        compiled=compiled,
+        parser=parser,
+        out=out,
+        cache_dir=cache_dir,
+        json_path=json_path,
+        thresholds=list(args.fail_above),
+    )
+
+
+def say(message: str) -> None:
+    """A status line on stderr (stdout holds the results)."""
+    print(f"hinter: {message}", file=sys.stderr, flush=True)
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n:,} {what}{'' if n == 1 else 's'}"
+
+
+def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
+    """Run every stage of a checked plan; return the output (run) directory."""
+    import pyarrow.parquet as pq
+
     from hinter import oracle
     from hinter.dictionary import pairs as dictionary_pairs
     from hinter.invariant import check_shard
     from hinter.models.inference import predict_shard
     from hinter.mutation import mutate_job
+    from hinter.progress import Progress
     from hinter.rq import examples, rq1
     from hinter.rq.outcomes import OutcomeFile
 
-    model_dir = Path(args.model).resolve()
-    model = re.sub(r"[^A-Za-z0-9_.-]+", "-", model_dir.name).strip("-") or "model"
-    if model_dir.name == "model" and model_dir.parent.name:
-        model = f"{model_dir.parent.parent.name}-{model_dir.parent.name}"
-    out = Path(args.out or f"hinter-test-{model}").resolve()
-    cache_dir = Path(args.cache_dir).resolve() if args.cache_dir else out / "cache"
-    attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
-    unknown = [a for a in attributes if a not in BUILTIN_ATTRIBUTES]
-    if unknown:
-        raise HinterError(f"--attributes: unknown attribute(s) {', '.join(unknown)}")
-    orders = [int(o) for o in args.orders.split(",")]
-
-    meta = model_meta(model_dir, args.task_type)
-    docs = tested_documents(
-        read_table(args.data),
-        args.data,
-        text_column=args.text_column,
-        label_column=args.label_column,
-        id_column=args.id_column,
-        label_names=meta["label_names"],
-        max_documents=args.max_documents,
+    n_docs = p.docs.num_rows
+    suite_names = ", ".join(s.name for s in p.suites)
+    say(
+        f"testing {p.model} ({p.meta['n_labels']} labels, {p.meta['task_type']}, window "
+        f"{p.window} tokens) on {_count(n_docs, 'document')} of {args.data}: "
+        f"{len(p.suites)} suites ({suite_names}); "
+        + (f"invariant parser {p.parser}" if p.parser else "no invariant")
+        + f"; output {p.out}"
     )
-    meta["rows"] = {DATASET: docs.num_rows}
-    layout = RunLayout(str(out))
+    if p.skipped_empty:
+        rows = ", ".join(map(str, p.skipped_empty[:10]))
+        more = "…" if len(p.skipped_empty) > 10 else ""
+        say(f"skipped {_count(len(p.skipped_empty), 'empty text')} (rows {rows}{more})")
+    layout = RunLayout(str(p.out))
     docs_path = Path(layout.tested(DATASET, SHARD))
     meta_path = Path(layout.meta(DATASET))
-    io.write_parquet(docs, docs_path, tables.TESTED_DOCUMENTS, row_group_size=64)
-    io.write_json(meta_path, meta)
-    log.info("%d documents from %s", docs.num_rows, args.data)
-
+    io.write_parquet(p.docs, docs_path, tables.TESTED_DOCUMENTS, row_group_size=64)
+    io.write_json(meta_path, p.meta)
     pairs_path = Path(layout.dictionary("pairs.parquet"))
-    compiled = dictionary_pairs.compile_dictionary(
-        attributes, Path(args.dictionary), pairing=args.pairing
-    )
-    dictionary_pairs.write_compiled(compiled, pairs_path, Path(layout.dictionary("review.tsv")))
+    dictionary_pairs.write_compiled(p.compiled, pairs_path, Path(layout.dictionary("review.tsv")))
 
-    suites = suites_for(attributes, orders)
     mutation = {
         "mode": "simultaneous",
         "max_mutants_per_document": args.max_mutants_per_document,
         "max_mutants_per_suite": None,
     }
-    track_spec = {"tokenizer": str(model_dir), "max_tokens": model_window(model_dir)}
+    track_spec = {"tokenizer": str(p.model_dir), "max_tokens": p.window}
+    mutants_paths, validity_paths = {}, {}
+    with Progress("mutate", n_docs * len(p.suites), "documents") as bar:
+        for suite in p.suites:
+            key = (TRACK, DATASET, suite.name, SHARD)
+            mutants_paths[suite.name] = Path(layout.mutants(*key))
+            mutate_job(
+                str(docs_path), str(pairs_path), str(mutants_paths[suite.name]),
+                layout.mutant_stats(*key),
+                suite=suite, track=TRACK, track_spec=track_spec, dataset=DATASET, shard=SHARD,
+                n_shards=1, mutation=mutation, seed=args.seed, progress=bar.update,
+            )  # fmt: skip
+    rows = {s: pq.ParquetFile(path).metadata.num_rows for s, path in mutants_paths.items()}
+    mutants = sum(
+        io.read_json(layout.mutant_stats(TRACK, DATASET, s.name, SHARD))["written"]
+        for s in p.suites
+    )
+    say(
+        f"{_count(mutants, 'mutant')} in {len(p.suites)} suites ({sum(rows.values()):,} rows "
+        f"with parents); up to {n_docs + mutants:,} texts to predict"
+    )
+
     invariant = {
-        "enabled": not args.no_invariant,
+        "enabled": p.parser is not None,
         "keep_discarded": True,
         "max_sentence_chars": args.max_sentence_chars,
         "batch_size": 256,
         "parse_cache": True,
     }
-    mutants_paths, validity_paths = {}, {}
-    for suite in suites:  # atomic suites first: intersectional parents reuse their verdicts
-        key = (TRACK, DATASET, suite.name, SHARD)
-        mutants_paths[suite.name] = Path(layout.mutants(*key))
-        validity_paths[suite.name] = Path(layout.validity(*key))
-        mutate_job(
-            str(docs_path), str(pairs_path), str(mutants_paths[suite.name]),
-            layout.mutant_stats(*key),
-            suite=suite, track=TRACK, track_spec=track_spec, dataset=DATASET, shard=SHARD,
-            n_shards=1, mutation=mutation, seed=args.seed,
-        )  # fmt: skip
-        atomic = (
-            [validity_paths[plan.suite_name((a,))] for a in suite.attributes]
-            if suite.order > 1
-            else []
-        )
-        check_shard(
-            mutants_paths[suite.name], docs_path, validity_paths[suite.name],
-            Path(layout.validity_stats(*key)),
-            pipeline=args.parser, invariant=invariant, cache_dir=cache_dir,
-            suite=suite.name, shard=SHARD, atomic_validity=atomic,
-        )  # fmt: skip
+    with Progress("invariant", sum(rows.values()), "mutants") as bar:
+        for suite in p.suites:  # atomic suites first: intersectional parents reuse verdicts
+            key = (TRACK, DATASET, suite.name, SHARD)
+            validity_paths[suite.name] = Path(layout.validity(*key))
+            atomic = (
+                [validity_paths[plan.suite_name((a,))] for a in suite.attributes]
+                if suite.order > 1
+                else []
+            )
+            check_shard(
+                mutants_paths[suite.name], docs_path, validity_paths[suite.name],
+                Path(layout.validity_stats(*key)),
+                pipeline=p.parser or "", invariant=invariant, cache_dir=p.cache_dir,
+                suite=suite.name, shard=SHARD, atomic_validity=atomic,
+                progress=bar.update, chunk_rows=2000,
+            )  # fmt: skip
 
-    predictions_path = Path(layout.predictions(model, DATASET, SHARD))
+    predictions_path = Path(layout.predictions(p.model, DATASET, SHARD))
     predict_shard(
-        model_dir=model_dir,
+        model_dir=p.model_dir,
         docs_path=docs_path,
         mutants_paths=list(mutants_paths.values()),
         validity_paths=list(validity_paths.values()),
@@ -273,54 +489,64 @@ def run_test(args: argparse.Namespace) -> Path:
             "cache": True,
         },
         keep_discarded=True,
-        cache_dir=cache_dir,
+        cache_dir=p.cache_dir,
     )
 
     outcome_files, example_files = [], []
-    for suite in suites:
-        outcome_path = Path(layout.outcomes(model, DATASET, suite.name))
+    for suite in p.suites:
+        outcome_path = Path(layout.outcomes(p.model, DATASET, suite.name))
         oracle.write_suite_outcomes(
             suite.name,
             docs=[docs_path],
             mutants=[mutants_paths[suite.name]],
             validity=[validity_paths[suite.name]],
             predictions=[predictions_path],
-            meta=meta,
+            meta=p.meta,
             output=outcome_path,
             threshold=args.threshold,
         )
-        outcome_files.append(OutcomeFile(model, DATASET, suite.name, outcome_path))
+        outcome_files.append(OutcomeFile(p.model, DATASET, suite.name, outcome_path))
         if suite.order > 1:
-            example_path = Path(layout.examples(model, DATASET, suite.name))
+            example_path = Path(layout.examples(p.model, DATASET, suite.name))
             examples.write_hidden_examples(
-                model=model, dataset=DATASET, suite=suite.name, outcomes=outcome_path,
-                mutants=[mutants_paths[suite.name]], docs=[docs_path], meta=meta,
+                model=p.model, dataset=DATASET, suite=suite.name, outcomes=outcome_path,
+                mutants=[mutants_paths[suite.name]], docs=[docs_path], meta=p.meta,
                 output=example_path, k=args.examples,
             )  # fmt: skip
             example_files.append(example_path)
-    intersectional_order = 2 if 2 in orders else max(orders)
     rq1.write_tables(
         outcome_files,
         example_files,
         Path(layout.rq_dir(1)),
         datasets=[DATASET],
         examples=args.examples,
-        order=intersectional_order,
+        order=2 if 2 in p.orders else max(p.orders),
     )
     rq1.write_figures(layout.rq_dir(1), layout.rq_dir(1))
-    return out
+    return p.out
 
 
-def print_summary(out: Path, examples: int) -> None:
+def suite_counts(out: Path):
+    """Per-suite counts (``hinter.rates.COUNT_COLUMNS``) of a finished run."""
+    import pandas as pd
+
+    from hinter import rates
+
+    frame = pd.read_csv(RunLayout(str(out)).rq_output(1, "rates_by_suite", "csv"))
+    return frame[["suite", "order", *rates.COUNT_COLUMNS]]
+
+
+def print_summary(out: Path) -> None:
     """Rates per suite, the truth table and a few hidden-bias examples, on the terminal."""
     import pandas as pd
     from rich.console import Console
     from rich.table import Table
 
-    tables_dir = Path(RunLayout(str(out)).rq_dir(1))
+    layout = RunLayout(str(out))
+    tables_dir = Path(layout.rq_dir(1))
     console = Console()
     console.width = max(console.width, 100)  # pipes default to 80 columns: too narrow for the table
-    rates = pd.read_csv(tables_dir / "rates_by_suite.csv")
+    rates = pd.read_csv(layout.rq_output(1, "rates_by_suite", "csv"))
     table = Table(title="Bias by suite (rates in % of valid mutants; hidden in % of biased)")
     table.add_column("suite", no_wrap=True)
     for column in ("mutants", "valid", "valid%", "biased", "error%", "hidden", "hidden%"):
@@ -338,65 +564,73 @@ def print_summary(out: Path, examples: int) -> None:
         )  # fmt: skip
     console.print(table)
     truth = (tables_dir / "truth_table.md").read_text(encoding="utf-8")
-    summary = [line for line in truth.splitlines() if line.startswith("Hidden intersectional")]
-    for line in summary:
-        console.print(line)
+    for line in truth.splitlines():
+        if line.startswith("Hidden intersectional"):
+            console.print(line)
     examples_path = tables_dir / "hidden_examples.md"
     console.print(f"\nTables: {tables_dir} (truth table, examples: {examples_path.name})")
 
 
-def run_mutate(args: argparse.Namespace) -> None:
-    """Print the atomic (and intersectional) mutants of one text."""
-    from hinter.dictionary import pairs as dictionary_pairs
-    from hinter.edits import apply_edits
-    from hinter.mutation.generate import SuiteMutator, pairs_from_table
+def cmd_test(args: argparse.Namespace) -> int:
+    from hinter import gate
 
-    attributes = [a.strip() for a in args.attributes.split(",") if a.strip()]
-    compiled = dictionary_pairs.compile_dictionary(attributes, Path(args.dictionary))
-    pairs = pairs_from_table(compiled.table, attributes)
-    orders = [int(o) for o in args.orders.split(",")]
-    shown = 0
-    for suite in suites_for(attributes, orders):
-        mutator = SuiteMutator(pairs, plan.parse_suite(suite.name))
-        for mutant in mutator.mutants("text", args.text):
-            if shown >= args.limit:
-                return
-            used = [mutator.pairs[pid] for pid in mutant.pair_ids]
-            changes = "; ".join(f"{p.source} → {p.target}" for p in used)
-            print(f"[{suite.name}] {changes}\n    {apply_edits(args.text, mutant.edits)}")
-            shown += 1
+    p = prepare_test(args)
+    with locked_output(p.out) as stale:
+        if stale:
+            say(f"removed {_count(len(stale), 'temporary file')} of an interrupted run")
+        run_test(p, args)
+        counts = suite_counts(p.out)
+        pooled = gate.pooled_rates(counts)
+        verdict = gate.evaluate(pooled, p.thresholds)
+        if p.json_path is not None:
+            document = gate.summary(
+                counts, verdict, pooled,
+                hinter=__version__, model={"name": p.model, "path": str(p.model_dir),
+                "task_type": p.meta["task_type"], "labels": p.meta["n_labels"]},
+                data={"path": str(Path(args.data).resolve()), "documents": p.docs.num_rows,
+                      "skipped_empty": len(p.skipped_empty), "labels": p.label_reading},
+                out=str(p.out), exit_code=EXIT_GATE if verdict.failed else EXIT_OK,
+            )  # fmt: skip
+            io.write_text(p.json_path, json.dumps(document, indent=2, sort_keys=True) + "\n")
+    print_summary(p.out)
+    if verdict.thresholds:
+        say(verdict.line())
+    return EXIT_GATE if verdict.failed else EXIT_OK
 
 
-# --------------------------------------------------------------------------- entry point
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="hinter",
-        description="Atomic, intersectional and hidden intersectional bias testing (HInter).",
-    )
-    parser.add_argument("--version", action="version", version=f"hinter {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log every stage")
-    sub = parser.add_subparsers(dest="command", required=True)
+def add_test(sub) -> None:
     dictionary = str(REPO_ROOT / "resources" / "dictionary")
-
     test = sub.add_parser(
         "test",
         help="bias-test a fine-tuned classifier on a file of texts",
         description="Mutate the texts with the bias dictionary, keep mutants that pass the "
         "dependency invariant, predict originals and mutants, and report atomic, "
-        "intersectional and hidden intersectional bias.",
+        "intersectional and hidden intersectional bias. Every argument, the input file, the "
+        "model folder and the parser are checked before anything is written.",
+        epilog=f"{LABEL_RULE} Exit codes: 0 done (gate passed), 1 bad input or error, "
+        f"{EXIT_GATE} a --fail-above rate exceeded, 130 interrupted (rerun to resume).",
     )
     test.add_argument(
-        "model", help="a fine-tuned model directory (config.json, safetensors, tokenizer)"
+        "model", help="a fine-tuned model folder (config.json, safetensors, tokenizer)"
     )
-    test.add_argument("data", help="texts: .csv, .tsv, .parquet or .jsonl")
-    test.add_argument("--text-column", default="text")
-    test.add_argument("--label-column", default=None, help="gold labels (ids, names or JSON lists)")
-    test.add_argument("--id-column", default=None)
+    test.add_argument("data", help="texts: .csv, .tsv, .parquet or .jsonl (UTF-8; .gz allowed)")
+    test.add_argument("--text-column", type=column_name, default="text")
+    test.add_argument(
+        "--label-column", type=column_name, default=None, help="gold labels (see below)"
+    )
+    test.add_argument(
+        "--label-format",
+        choices=LABEL_FORMATS,
+        default="auto",
+        help="how gold labels are read: auto (the rule below), ids or names",
+    )
+    test.add_argument("--id-column", type=column_name, default=None, help="unique document ids")
+    test.add_argument("--skip-empty", action="store_true", help="skip rows with an empty text")
     test.add_argument("--task-type", choices=["multi_class", "multi_label"], default=None)
-    test.add_argument("--attributes", default="race,gender,body")
-    test.add_argument("--orders", default="1,2", help="mutation orders, e.g. 1,2,3")
+    test.add_argument("--attributes", type=attributes_list, default=["race", "gender", "body"])
+    test.add_argument(
+        "--orders", type=orders_list, default=[1, 2], help="mutation orders, e.g. 1,2,3"
+    )
     test.add_argument("--pairing", choices=["as_published", "complete"], default="as_published")
     test.add_argument("--dictionary", default=dictionary, help="curated dictionary folder")
     test.add_argument(
@@ -406,16 +640,82 @@ def build_parser() -> argparse.ArgumentParser:
         "else the pinned offline re-upload), another installed package, or a directory",
     )
     test.add_argument("--no-invariant", action="store_true", help="keep every mutant (MUTAINT)")
-    test.add_argument("--max-sentence-chars", type=int, default=500)
-    test.add_argument("--max-mutants-per-document", type=int, default=None)
-    test.add_argument("--max-documents", type=int, default=None)
-    test.add_argument("--threshold", type=float, default=0.0, help="confidence threshold 0..1")
-    test.add_argument("--batch-size", type=int, default=32)
-    test.add_argument("--examples", type=int, default=5)
-    test.add_argument("--seed", type=int, default=42)
-    test.add_argument("--cache-dir", default=None)
+    test.add_argument("--max-sentence-chars", type=at_least(1), default=500)
+    test.add_argument("--max-mutants-per-document", type=at_least(1), default=None)
+    test.add_argument(
+        "--max-documents", type=at_least(1), default=None, help="test the first N rows"
+    )
+    test.add_argument("--threshold", type=fraction, default=0.0, help="confidence threshold 0..1")
+    test.add_argument("--batch-size", type=at_least(1), default=32)
+    test.add_argument("--examples", type=at_least(0), default=5)
+    test.add_argument("--seed", type=at_least(0), default=42)
+    test.add_argument("--cache-dir", default=None, help="parse and prediction caches")
     test.add_argument("--out", default=None, help="output folder (default hinter-test-<model>)")
+    test.add_argument(
+        "--fail-above",
+        metavar="RATE=PERCENT",
+        type=parse_threshold,
+        action="append",
+        default=[],
+        help="CI gate: exit with code 3 when a pooled rate exceeds PERCENT (repeatable); "
+        "RATE is atomic, intersectional, hidden, a suite (its error rate) or hidden:<suite>",
+    )
+    test.add_argument("--json", metavar="PATH", default=None, help="write the summary as JSON")
 
+
+# --------------------------------------------------------------------------- hinter mutate
+
+
+def cmd_mutate(args: argparse.Namespace) -> int:
+    """Print the atomic (and intersectional) mutants of one text."""
+    from hinter.dictionary import pairs as dictionary_pairs
+    from hinter.edits import apply_edits
+    from hinter.mutation.generate import SuiteMutator, pairs_from_table
+
+    if not args.text.strip():
+        raise HinterError("text: the text is empty")
+    suites = suites_for(args.attributes, args.orders)
+    if not Path(args.dictionary).is_dir():
+        raise HinterError(f"--dictionary {args.dictionary}: folder not found")
+    compiled = dictionary_pairs.compile_dictionary(args.attributes, Path(args.dictionary))
+    pairs = pairs_from_table(compiled.table, args.attributes)
+    shown = 0
+    for suite in suites:
+        mutator = SuiteMutator(pairs, plan.parse_suite(suite.name))
+        for mutant in mutator.mutants("text", args.text):
+            if shown >= args.limit:
+                return EXIT_OK
+            used = [mutator.pairs[pid] for pid in mutant.pair_ids]
+            changes = "; ".join(f"{p.source} → {p.target}" for p in used)
+            print(f"[{suite.name}] {changes}\n    {apply_edits(args.text, mutant.edits)}")
+            shown += 1
+    if not shown:
+        say("no dictionary term of the attributes occurs in the text: no mutants")
+    return EXIT_OK
+
+
+def add_mutate(sub) -> None:
+    mutate = sub.add_parser("mutate", help="show the mutants of one text")
+    mutate.add_argument("text")
+    mutate.add_argument("--attributes", type=attributes_list, default=["race", "gender", "body"])
+    mutate.add_argument("--orders", type=orders_list, default=[1, 2])
+    mutate.add_argument("--dictionary", default=str(REPO_ROOT / "resources" / "dictionary"))
+    mutate.add_argument("--limit", type=at_least(1), default=20)
+
+
+# --------------------------------------------------------------------------- other commands
+
+
+def cmd_sbic_download(args: argparse.Namespace) -> int:
+    from hinter import sbic
+
+    url = args.url or sbic.DEFAULT_URL
+    for path in sbic.acquire(url, args.dest, args.checksums, record=args.record):
+        print(path)
+    return EXIT_OK
+
+
+def add_sbic_download(sub) -> None:
     sbic = sub.add_parser("sbic-download", help="download, verify and extract SBIC.v2.tgz")
     sbic.add_argument("--url", default=None, help="http(s) URL, file:// URL or local path")
     sbic.add_argument("--dest", default=str(REPO_ROOT / "resources" / "sbic"))
@@ -428,19 +728,77 @@ def build_parser() -> argparse.ArgumentParser:
         help="no digest recorded for the archive: record the downloaded one (trust on first use)",
     )
 
-    mutate = sub.add_parser("mutate", help="show the mutants of one text")
-    mutate.add_argument("text")
-    mutate.add_argument("--attributes", default="race,gender,body")
-    mutate.add_argument("--orders", default="1,2")
-    mutate.add_argument("--dictionary", default=dictionary)
-    mutate.add_argument("--limit", type=int, default=20)
 
+def cmd_estimate(args: argparse.Namespace) -> int:
+    from hinter import estimate
+
+    print(estimate.run(args))
+    return EXIT_OK
+
+
+def add_estimate(sub) -> None:
     from hinter import estimate
 
     estimate.add_arguments(
         sub.add_parser("estimate", help="jobs, CPU- and GPU-hours a config will cost")
     )
+
+
+def cmd_check_config(args: argparse.Namespace) -> int:
+    """Check workflow config files as the Snakefile does at start-up (YAML errors with lines)."""
+    from hinter.config import load_yaml, merge, startup_checks, validate_config
+
+    config: dict = {}
+    for path in args.configfile:
+        config = merge(config, load_yaml(path))
+    cfg = validate_config(config)
+    startup_checks(cfg, Path.cwd())
+    say(f"{', '.join(args.configfile)}: valid (run {cfg['run_name']})")
+    return EXIT_OK
+
+
+def add_check_config(sub) -> None:
+    check = sub.add_parser(
+        "check-config",
+        help="check workflow config files (what the Snakefile checks at start-up)",
+        description="Snakemake reads --configfile before the workflow's own checks run, and "
+        "its message for a YAML syntax error names neither the file nor the line: this does.",
+    )
+    check.add_argument("configfile", nargs="+", help="config files, merged in order")
+
+
+# --------------------------------------------------------------------------- entry point
+
+COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]] = {
+    "test": (add_test, cmd_test),
+    "mutate": (add_mutate, cmd_mutate),
+    "sbic-download": (add_sbic_download, cmd_sbic_download),
+    "check-config": (add_check_config, cmd_check_config),
+    "estimate": (add_estimate, cmd_estimate),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="hinter",
+        description="Atomic, intersectional and hidden intersectional bias testing (HInter).",
+    )
+    parser.add_argument("--version", action="version", version=f"hinter {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every stage")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for add, _ in COMMANDS.values():
+        add(sub)
     return parser
+
+
+def _stop(signum, frame) -> None:
+    """SIGINT and SIGTERM: stop now, and at the next progress update should Python swallow it."""
+    from hinter import progress
+
+    exc = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    progress.request_stop(exc)
+    raise exc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -449,26 +807,43 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.INFO if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        if args.command == "test":
-            out = run_test(args)
-            print_summary(out, args.examples)
-        elif args.command == "mutate":
-            run_mutate(args)
-        elif args.command == "estimate":
-            from hinter import estimate
+        return COMMANDS[args.command][1](args)
+    except BaseException as exc:
+        if isinstance(exc, SystemExit):
+            raise
+        message, code = describe(exc)
+        if args.debug:
+            traceback.print_exc()
+    finally:
+        from hinter import progress
 
-            print(estimate.run(args))
-        elif args.command == "sbic-download":
-            from hinter import sbic
+        progress.request_stop(None)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    print(f"hinter: {message}", file=sys.stderr)
+    return code
 
-            url = args.url or sbic.DEFAULT_URL
-            for path in sbic.acquire(url, args.dest, args.checksums, record=args.record):
-                print(path)
-    except HinterError as exc:
-        print(f"hinter: {exc}", file=sys.stderr)
-        return 1
-    return 0
+
+def describe(exc: BaseException) -> tuple[str, int]:
+    """The one line and the exit code for whatever ended a command."""
+    if isinstance(exc, HinterError):
+        return str(exc), EXIT_ERROR
+    if isinstance(exc, Terminated):
+        return "terminated; rerun the same command to resume", EXIT_TERMINATED
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted; rerun the same command to resume", EXIT_INTERRUPTED
+    if isinstance(exc, OSError):
+        return os_error(exc), EXIT_ERROR
+    if isinstance(exc, MemoryError):
+        return "out of memory (try --batch-size 8, or fewer documents)", EXIT_ERROR
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    return (
+        f"internal error ({type(exc).__name__}: {first}); rerun with --debug for the "
+        "traceback and report it",
+        EXIT_INTERNAL,
+    )
 
 
 if __name__ == "__main__":

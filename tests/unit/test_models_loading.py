@@ -46,7 +46,7 @@ def test_corrupt_weights_and_config(model_dir, tmp_path):
     (target / "model.safetensors").write_bytes(b"\x00garbage" * 10)
     with pytest.raises(DataError) as exc:
         load_classifier(target)
-    assert str(target) in _one_line(exc) and "cannot load" in str(exc.value)
+    assert str(target) in _one_line(exc) and "model.safetensors is corrupt" in str(exc.value)
     (target / "config.json").write_text("{not json")
     with pytest.raises(DataError, match=r"config\.json is not valid JSON"):
         load_classifier(target)

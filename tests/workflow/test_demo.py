@@ -281,5 +281,5 @@ def test_hinter_test_cli_bad_input_is_one_line(demo_run, tmp_path):
     )  # fmt: skip
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
-        f"hinter: {data}: no column 'text' (columns: review)"
+        f"hinter: {data}: no column 'text' for --text-column (columns: review)"
     ]

@@ -17,7 +17,7 @@ os.environ.update(
 )
 
 from hinter import plan
-from hinter.config import validate_config
+from hinter.config import startup_checks, validate_config
 from hinter.layout import DEFAULT_VARIANT, RunLayout
 from hinter.errors import ConfigError
 
@@ -29,6 +29,18 @@ try:
     )
 except ConfigError as exc:
     sys.exit(f"hinter: {exc}")
+
+
+# What the jobs about to run need from this machine (the parser, checkpoint folders, writable
+# results and cache folders), checked before the first job of a real run; dry-runs only plan.
+onstart:
+    try:
+        jobs = [(job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs()]
+        startup_checks(config, Path.cwd(), jobs)
+    except ConfigError as exc:
+        sys.exit(f"hinter: {exc}")
+
+
 config.clear()
 config.update(_validated)
 

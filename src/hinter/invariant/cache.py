@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hinter.edits import text_hash
-from hinter.errors import DataError
+from hinter.errors import DataError, os_error, sqlite_error
 from hinter.invariant.compare import Parse
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,10 @@ class ParseCache:
     def __init__(self, path: str | Path, pipeline: str, timeout: float = 300.0):
         self.path = Path(path)
         self.pipeline = pipeline
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataError(os_error(exc, "cannot create the parse cache folder")) from None
         try:
             self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
             mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -51,9 +54,7 @@ class ParseCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
         except sqlite3.DatabaseError as exc:
-            raise DataError(
-                f"{self.path}: unusable parse cache ({exc}); delete the file to rebuild it"
-            ) from None
+            raise DataError(sqlite_error(self.path, exc, "parse cache")) from None
 
     def get_many(self, texts: Iterable[str]) -> dict[str, Parse]:
         """Cached parses of ``texts`` (missing ones are absent from the result)."""

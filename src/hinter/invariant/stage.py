@@ -12,7 +12,7 @@ import io
 import logging
 import time
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from hinter import tables
@@ -52,13 +52,16 @@ def check_shard(
     suite: str = "",
     shard: str = "",
     atomic_validity: Sequence[str | Path] = (),
+    progress: Callable[[int], None] | None = None,
+    chunk_rows: int = _CHUNK_ROWS,
 ) -> tuple[dict, CheckStats | None]:
     """Write the validity of every row of ``mutants_path`` and its summary.
 
     Returns the summary (as written) and the checker's work counters (None when disabled).
     ``invariant`` is the config section (enabled, max_sentence_chars, batch_size, parse_cache).
     ``atomic_validity``: validity files of the atomic suites; the atomic parents carried by an
-    intersectional suite must get the same verdict there as here.
+    intersectional suite must get the same verdict there as here. ``progress`` is called with
+    the rows of each chunk of at most ``chunk_rows`` rows checked.
     """
     start = time.perf_counter()
     texts = _documents(docs_path)
@@ -89,7 +92,7 @@ def check_shard(
     parents: dict[str, Verdict] = {}
     try:
         with ParquetStreamWriter(validity_path, tables.VALIDITY) as out:
-            for rows in _chunks(mutants_path):
+            for rows in _chunks(mutants_path, chunk_rows):
                 items = [_item(mutants_path, row, texts) for row in rows]
                 if checker is None:
                     verdicts = [Verdict(True, DISABLED, None)] * len(rows)
@@ -111,6 +114,8 @@ def check_shard(
                     counts[role][v.reason] += 1
                     if role == "parent":
                         parents[row["mutant_id"]] = v
+                if progress is not None:
+                    progress(len(rows))
             _check_parents(validity_path, parents, atomic_validity, cache)
     finally:
         if cache is not None:
@@ -144,12 +149,12 @@ def _documents(path: str | Path) -> dict[str, str]:
     return texts
 
 
-def _chunks(path: str | Path) -> Iterator[list[dict]]:
+def _chunks(path: str | Path, chunk_rows: int = _CHUNK_ROWS) -> Iterator[list[dict]]:
     """Mutants rows in file order, in chunks that end at a change of document."""
     buffer: list[dict] = []
-    for table in iter_batches(path, _MUTANT_COLUMNS, schema=tables.MUTANTS, batch_size=_CHUNK_ROWS):
+    for table in iter_batches(path, _MUTANT_COLUMNS, schema=tables.MUTANTS, batch_size=chunk_rows):
         buffer.extend(table.to_pylist())
-        if len(buffer) >= _CHUNK_ROWS:
+        if len(buffer) >= chunk_rows:
             cut = len(buffer) - 1
             while cut > 0 and buffer[cut]["doc_id"] == buffer[cut - 1]["doc_id"]:
                 cut -= 1

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from hinter.errors import DataError
+from hinter.errors import DataError, os_error, sqlite_error
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS texts (text_hash TEXT PRIMARY KEY, ids_hash TEXT NOT NULL)"
@@ -119,7 +119,10 @@ class PredictionCache(MemoryCache):
         self.codec = codec or LogitsCodec(n_labels)
         self.n_labels = self.codec.n_labels
         self.path = Path(cache_dir) / "predictions" / f"{fingerprint[:40]}.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataError(os_error(exc, "cannot create the prediction cache folder")) from None
         try:
             self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -132,7 +135,7 @@ class PredictionCache(MemoryCache):
                 )
             stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: unusable prediction cache ({exc}); delete it") from None
+            raise DataError(sqlite_error(self.path, exc, "prediction cache")) from None
         if stored.get("fingerprint") != fingerprint or stored.get("n_labels") != self.codec.kind:
             raise DataError(f"{self.path}: the cache belongs to another model; delete it")
 
@@ -158,7 +161,7 @@ class PredictionCache(MemoryCache):
                 query = f"SELECT {key}, {value} FROM {table} WHERE {key} IN ({marks})"
                 rows.extend(self._db.execute(query, part).fetchall())
         except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: unusable prediction cache ({exc}); delete it") from None
+            raise DataError(sqlite_error(self.path, exc, "prediction cache")) from None
         return rows
 
     def get_ids(self, text_hashes: Iterable[str]) -> dict[str, str]:
@@ -185,7 +188,7 @@ class PredictionCache(MemoryCache):
                 self._db.executemany("INSERT OR IGNORE INTO outputs VALUES (?, ?)", rows)
                 self._db.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts.items())
         except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: cannot write the prediction cache ({exc})") from None
+            raise DataError(sqlite_error(self.path, exc, "prediction cache")) from None
 
     def close(self) -> None:
         self._db.close()

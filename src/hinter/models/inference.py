@@ -31,7 +31,6 @@ import hashlib
 import itertools
 import json
 import logging
-import sys
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -48,6 +47,7 @@ from hinter.errors import DataError, first_line
 from hinter.models import decisions
 from hinter.models.cache import MemoryCache, PredictionCache
 from hinter.models.loading import Classifier, load_classifier
+from hinter.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,7 @@ class Encoded:
 
 
 MAX_PADDING = 0.25  # largest share of a batch row that may be padding
+PREFIX_CHARS_PER_TOKEN = 12  # as hinter.mutation.window.TokenizerWindow
 
 
 def padded_batches(keys: Sequence[str], lengths: Sequence[int], batch_size: int) -> list[list[str]]:
@@ -238,8 +239,40 @@ class Engine(BaseEngine):
         self.pad_id = int(pad if pad is not None else 0)
 
     # -- tokenisation ------------------------------------------------------------------------
+    @property
+    def prefix_chars(self) -> int:
+        """Characters of a long text tokenised first (a few per token of the window)."""
+        return self.clf.max_length * PREFIX_CHARS_PER_TOKEN
+
+    def decided(self, text: str, enc: Encoded) -> bool:
+        """Whether ``enc`` (of ``text``) is also the window of any text that ``text`` begins:
+        the window is full and ends before ``text``'s last whitespace, where a whitespace-
+        splitting tokenizer cannot be affected by what follows."""
+        if not (self.shortcut_safe and enc.full):
+            return False
+        return enc.visible_end <= max(text.rfind(c) for c in " \n\t\r")
+
     def encode(self, texts: Sequence[str]) -> list[Encoded]:
-        """Tokenise and truncate to the model's window; note where each window ends."""
+        """Tokenise and truncate to the model's window; note where each window ends.
+
+        A long text is tokenised by its first ``prefix_chars`` characters when they decide its
+        window, so a 2 MB document costs what its window costs (the full text otherwise).
+        """
+        if not texts:
+            return []
+        limit = self.prefix_chars
+        heads = [t[:limit] if self.shortcut_safe and len(t) > limit else t for t in texts]
+        out = self._encode(heads)
+        retry = [
+            i
+            for i, (text, head, enc) in enumerate(zip(texts, heads, out, strict=True))
+            if len(head) < len(text) and not self.decided(head, enc)
+        ]
+        for i, enc in zip(retry, self._encode([texts[i] for i in retry]), strict=True):
+            out[i] = enc
+        return out
+
+    def _encode(self, texts: Sequence[str]) -> list[Encoded]:
         if not texts:
             return []
         tok = self.clf.tokenizer
@@ -502,15 +535,13 @@ def run_predict_stage(
     progress: bool | None = None,
 ) -> EngineStats:
     """Write the PREDICTIONS table of one shard: its originals, then its mutants."""
-    from tqdm import tqdm
-
     engine = predictor.engine
     doc_ids, texts, left_out = tested_originals(
         docs_path, predictor.excluded, predictor.max_documents
     )
     total = len(doc_ids) + count_rows(mutants_paths)
-    show = sys.stderr.isatty() if progress is None else progress
-    bar = tqdm(total=total, unit="text", desc="predict", disable=not show, mininterval=5)
+    # A bar on a terminal, else a line every few seconds (hinter.progress); False: silent.
+    bar = Progress("predict", total, "texts", enabled=progress is not False)
     metadata = json.dumps(dict(predictor.metadata), sort_keys=True, ensure_ascii=False)
     schema = tables.PREDICTIONS.with_metadata({METADATA_KEY: metadata.encode()})
     try:
@@ -564,7 +595,9 @@ def mutant_texts(
 
 def _predict_mutants(predictor: Predictor, chunk: list[MutantRow], original: Mapping) -> pa.Table:
     engine = predictor.engine
-    texts, known = [], {}
+    texts, known, heads = [], {}, {}
+    # Only the encoder engine tokenises long texts by their beginning (see Engine.encode).
+    limit = getattr(engine, "prefix_chars", 0)
     for i, row in enumerate(chunk):
         if row.doc_id not in original:
             raise DataError(
@@ -577,8 +610,23 @@ def _predict_mutants(predictor: Predictor, chunk: list[MutantRow], original: Map
             raise DataError(f"{row.source}: mutant {row.mutant_id}: {exc}") from None
         if engine.beyond_window(doc_text, enc, row_edits):
             known[i] = key
-        texts.append(edits_mod.apply_edits(doc_text, row_edits))
-    keys, outputs = engine.resolve(texts, known_ids=known)
+        cut = max((e.end for e in row_edits), default=0) + limit
+        if limit and engine.shortcut_safe and cut < len(doc_text):
+            # A long document: only the mutant's beginning is made (bounded memory); it
+            # stands for the whole text when it decides the window (checked below).
+            texts.append(edits_mod.apply_edits(doc_text[:cut], row_edits))
+            if i not in known:
+                heads[i] = (doc_text, row_edits)
+        else:
+            texts.append(edits_mod.apply_edits(doc_text, row_edits))
+    encoded = {}
+    pending = list(heads)
+    for i, enc in zip(pending, engine.encode([texts[i] for i in pending]), strict=True):
+        if engine.decided(texts[i], enc):
+            encoded[i] = enc
+        else:  # the window reaches past the beginning: the whole text after all
+            texts[i] = edits_mod.apply_edits(*heads[i])
+    keys, outputs = engine.resolve(texts, encoded=encoded, known_ids=known)
     statuses = []
     for row, key in zip(chunk, keys, strict=True):
         same = key == original[row.doc_id][2]

@@ -14,7 +14,7 @@ import heapq
 import io as _io
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -333,15 +333,20 @@ def mutate_shard(
     meta: Mapping[str, Any] | None = None,
     batch_size: int = 64,
     row_group_rows: int = 20_000,
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
-    """Write the mutants of one suite for one shard and its stats JSON; return the stats."""
+    """Write the mutants of one suite for one shard and its stats JSON; return the stats.
+
+    ``progress`` is called with the number of documents of each batch done.
+    """
     pairs = load_pairs(pairs_path, attributes)
     stats = Stats()
     suite = plan.suite_name(attributes)
     attributes = name_order(attributes)
     began = time.perf_counter()
+    batches = read_documents(docs_path, batch_size)
     rows = generate(
-        read_documents(docs_path, batch_size),
+        _reported(batches, progress) if progress else batches,
         pairs, attributes, window, options, stats, suite, where=str(docs_path),
     )  # fmt: skip
     write_mutants(rows, out_path, row_group_rows)
@@ -373,6 +378,13 @@ def mutate_shard(
     return result
 
 
+def _reported(batches: Iterable[list[Document]], progress: Callable[[int], None]):
+    """The batches, reporting each one's documents once it has been mutated."""
+    for batch in batches:
+        yield batch
+        progress(len(batch))
+
+
 def mutate_job(
     docs: str,
     pairs: str,
@@ -389,6 +401,7 @@ def mutate_job(
     seed: int,
     window: Window | None = None,
     excluded: Sequence[str] = (),
+    progress: Callable[[int], None] | None = None,
 ) -> dict[str, Any]:
     """The ``mutate`` rule: one suite of one (track, dataset, shard) from the validated config.
 
@@ -416,7 +429,7 @@ def mutate_job(
         window = window_for(track, track_spec, dataset)
     meta = {"track": track, "dataset": dataset, "shard": shard, "excluded_ids": sorted(excluded)}
     return mutate_shard(docs, pairs, out, stats, attributes=suite.attributes, window=window,
-                        options=options, meta=meta)  # fmt: skip
+                        options=options, meta=meta, progress=progress)  # fmt: skip
 
 
 SUMMARY_COLUMNS = (

@@ -99,9 +99,15 @@ def load_tokenizer(source: str, key: str = "tokenizer"):
 
     local = Path(source).expanduser()
     is_local = local.is_dir()
+    if is_local:
+        from hinter.models.loading import refuse_remote_code
+
+        refuse_remote_code(local)  # never run a folder's code, even a built-in type's auto_map
     if not is_local and hub.offline():
         try:
-            tokenizer = AutoTokenizer.from_pretrained(source, use_fast=True, local_files_only=True)
+            tokenizer = AutoTokenizer.from_pretrained(
+                source, use_fast=True, local_files_only=True, trust_remote_code=False
+            )
         except (OSError, ValueError):
             raise OfflineError(
                 f"config key '{key}': tokenizer {source!r} is on the HuggingFace hub, which is "
@@ -111,7 +117,7 @@ def load_tokenizer(source: str, key: str = "tokenizer"):
     else:
         try:
             tokenizer = AutoTokenizer.from_pretrained(
-                str(local) if is_local else source, use_fast=True
+                str(local) if is_local else source, use_fast=True, trust_remote_code=False
             )
         except (OSError, ValueError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

@@ -1,0 +1,157 @@
+"""The CI gate of ``hinter test``: pooled rates against thresholds, and the summary for machines.
+
+``--fail-above hidden=5`` fails the run (exit code :data:`EXIT_GATE`) when the pooled hidden
+rate exceeds 5%. Rates are percentages pooled over suites as in :mod:`hinter.rates` (counts
+summed, divided once): ``atomic`` and ``intersectional`` error rates (bias-inducing valid
+mutants / valid mutants with an outcome, over atomic resp. intersectional suites), ``hidden``
+(hidden / bias-inducing intersectional mutants with valid parents), a suite's name for its
+error rate (``inter-race+gender=10``) and ``hidden:<suite>`` for its hidden rate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from hinter import rates
+from hinter.errors import HinterError
+
+EXIT_GATE = 3  # a rate exceeded its --fail-above threshold
+AGGREGATES = ("atomic", "intersectional", "hidden")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    rate: str
+    limit: float  # percent
+
+
+def parse_threshold(text: str) -> Threshold:
+    """``RATE=VALUE`` (a percentage, ``5`` or ``5%``): the argparse type of ``--fail-above``."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected RATE=PERCENT (e.g. hidden=5), got {text!r}")
+    try:
+        limit = float(value.strip().removesuffix("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not a percentage") from None
+    if not 0 <= limit <= 100 or math.isnan(limit):
+        raise argparse.ArgumentTypeError(f"{name}: {value!r} is not a percentage in 0..100")
+    return Threshold(name, limit)
+
+
+def rate_names(suites: Iterable[str]) -> list[str]:
+    suites = list(suites)
+    inter = [s for s in suites if s.startswith("inter-")]
+    return [*AGGREGATES, *suites, *(f"hidden:{s}" for s in inter)]
+
+
+def check_thresholds(thresholds: Sequence[Threshold], suites: Iterable[str]) -> None:
+    """Every threshold names a rate this run computes; each rate at most once."""
+    known = rate_names(suites)
+    seen: set[str] = set()
+    for t in thresholds:
+        if t.rate not in known:
+            raise HinterError(f"--fail-above: unknown rate {t.rate!r} (known: {', '.join(known)})")
+        if t.rate in seen:
+            raise HinterError(f"--fail-above: rate {t.rate!r} is given twice")
+        seen.add(t.rate)
+
+
+def pooled_rates(counts: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Every gate rate from per-suite counts (``rates.COUNT_COLUMNS`` with ``suite``, ``order``).
+
+    Each entry: ``percent`` (None when nothing was counted), ``numerator``, ``denominator``.
+    """
+    out: dict[str, dict[str, Any]] = {}
+
+    def entry(frame: pd.DataFrame, num: str, den: str) -> dict[str, Any]:
+        n, d = int(frame[num].sum()), int(frame[den].sum())
+        value = rates.rate(n, d)
+        return {
+            "percent": None if math.isnan(value) else round(100 * value, 6),
+            "numerator": n,
+            "denominator": d,
+        }
+
+    atomic = counts[counts["order"] == 1]
+    inter = counts[counts["order"] >= 2]
+    out["atomic"] = entry(atomic, "errors", "decided")
+    out["intersectional"] = entry(inter, "errors", "decided")
+    out["hidden"] = entry(inter, "hidden", "hidden_base")
+    for suite, frame in counts.groupby("suite", sort=True):
+        out[str(suite)] = entry(frame, "errors", "decided")
+        if str(suite).startswith("inter-"):
+            out[f"hidden:{suite}"] = entry(frame, "hidden", "hidden_base")
+    return out
+
+
+@dataclass(frozen=True)
+class Verdict:
+    thresholds: tuple[Threshold, ...]
+    exceeded: tuple[tuple[Threshold, float], ...]
+    undefined: tuple[Threshold, ...]  # no mutant counted: the rate has no value
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.exceeded)
+
+    @property
+    def word(self) -> str:
+        if not self.thresholds:
+            return "no gate"
+        return "fail" if self.failed else "pass"
+
+    def line(self) -> str:
+        """One line for the terminal."""
+        if not self.thresholds:
+            return ""
+        if self.failed:
+            parts = [f"{t.rate} {v:.2f}% > {t.limit:g}%" for t, v in self.exceeded]
+            return f"bias gate failed: {'; '.join(parts)} (exit code {EXIT_GATE})"
+        parts = [f"{t.rate} ≤ {t.limit:g}%" for t in self.thresholds if t not in self.undefined]
+        parts += [f"{t.rate} undefined (nothing counted)" for t in self.undefined]
+        return f"bias gate passed: {'; '.join(parts)}"
+
+
+def evaluate(pooled: Mapping[str, Mapping[str, Any]], thresholds: Sequence[Threshold]) -> Verdict:
+    """Which thresholds a run exceeds (strictly above). An undefined rate exceeds nothing."""
+    exceeded, undefined = [], []
+    for t in thresholds:
+        value = pooled.get(t.rate, {}).get("percent")
+        if value is None:
+            undefined.append(t)
+        elif value > t.limit:
+            exceeded.append((t, value))
+    return Verdict(tuple(thresholds), tuple(exceeded), tuple(undefined))
+
+
+def summary(
+    counts: pd.DataFrame, verdict: Verdict, pooled: Mapping[str, Any], **about: Any
+) -> dict[str, Any]:
+    """The ``--json`` document: what was tested, per-suite counts and rates, the verdict."""
+    suites = []
+    for row in rates.add_rates(counts).sort_values(["order", "suite"]).itertuples(index=False):
+        item = {"suite": row.suite, "order": int(row.order)}
+        item.update({c: int(getattr(row, c)) for c in rates.COUNT_COLUMNS})
+        for name in ("error_rate", "hidden_rate", "valid_share"):
+            value = getattr(row, name)
+            item[f"{name}_pct"] = None if pd.isna(value) else round(100 * float(value), 6)
+        suites.append(item)
+    return {
+        **about,
+        "suites": suites,
+        "rates": dict(pooled),
+        "thresholds": {t.rate: t.limit for t in verdict.thresholds},
+        "exceeded": [
+            {"rate": t.rate, "percent": v, "threshold": t.limit} for t, v in verdict.exceeded
+        ],
+        "undefined": [t.rate for t in verdict.undefined],
+        "verdict": verdict.word,
+    }
