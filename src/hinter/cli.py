@@ -533,6 +533,8 @@ def suite_counts(out: Path):
     from hinter import rates
 
     frame = pd.read_csv(RunLayout(str(out)).rq_output(1, "rates_by_suite", "csv"))
+    # The table calls the tested mutants "mutants"; the rates module's count is "generated".
+    frame = frame.rename(columns={"mutants": "generated"})
     return frame[["suite", "order", *rates.COUNT_COLUMNS]]
 
 

@@ -355,7 +355,7 @@ def _writable(path: Path) -> bool:
 
 
 def parser_problem(pipeline: str, workdir: Path) -> str | None:
-    """Why ``parser.pipeline`` cannot be loaded (checked without importing spaCy), or None."""
+    """Why ``parser.pipeline`` cannot be loaded (checked without loading it), or None."""
     import importlib.util
 
     path = Path(pipeline).expanduser()
@@ -369,6 +369,10 @@ def parser_problem(pipeline: str, workdir: Path) -> str | None:
     if path.is_dir():
         return None
     if importlib.util.find_spec(pipeline) is None:
+        from hinter.invariant.parse import DEFAULT_PIPELINE, reupload_dir
+
+        if pipeline == DEFAULT_PIPELINE and reupload_dir() is not None:
+            return None  # the pinned offline re-upload stands in (resources/models/README.md)
         return (
             f"spaCy pipeline {pipeline!r} is not installed (python -m spacy download "
             f"{pipeline}, or set parser.pipeline to a pipeline folder)"

@@ -175,6 +175,14 @@ def visible_chars(config: Mapping[str, Any], dataset: str, track: str) -> float:
     """Characters of a mean document inside the track's window."""
     spec = config["mutation"]["tracks"].get(track, {})
     max_tokens = spec.get("max_tokens")
+    if spec.get("from_models"):
+        # The window the LLM track computes (hinter.models.llm.track_setup) needs each model's
+        # tokenizer; here: the smallest context minus the prompt overhead and answer budget.
+        budgets = [
+            llm["context_tokens"] - PROMPT_OVERHEAD_TOKENS - llm["max_new_tokens"][dataset]
+            for _, llm, _ in plan.track_llms(config, track, dataset)
+        ]
+        max_tokens = min(budgets) if budgets else None
     chars = document_chars(config, dataset)
     return chars if not max_tokens else min(chars, max_tokens * CHARS_PER_TOKEN)
 

@@ -535,7 +535,7 @@ CASES = [
     Case(
         "parser-folder-missing",
         1,
-        r"^hinter: --parser: directory .*nope not found",
+        r"^hinter: --parser: pipeline directory .*nope not found",
         hinter_test("--parser", "{root}/nope", invariant=True),
     ),
     Case(

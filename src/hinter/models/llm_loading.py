@@ -70,7 +70,7 @@ class LLMSource:
     revision: str | None = None
     identity: str = ""  # what the model's outputs depend on (for cache keys)
 
-    def kwargs(self) -> dict[str, Any]:
+    def from_pretrained_kwargs(self) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"trust_remote_code": False}
         if self.kind == "hub":
             kwargs["revision"] = self.revision or "main"
@@ -90,6 +90,9 @@ def resolve_llm(
     if model.startswith(("/", "./", "../", "~")) or path.exists():
         if not path.is_dir():
             raise DataError(f"config key '{key}': model directory {model} not found")
+        from hinter.models.loading import refuse_remote_code
+
+        refuse_remote_code(path)  # a folder declaring custom code is refused up front
         return LLMSource(model, str(path.resolve()), "local", identity="")
     commit = hub_commit(model, revision)
     if hub.offline() and commit is None:
@@ -164,9 +167,12 @@ def convert_gguf(gguf: Path, out: Path, digest: str) -> Path:
         log.info("converting %s to safetensors in %s (once)", gguf, out)
         tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
         try:
-            kwargs = {"gguf_file": gguf.name, "trust_remote_code": False}
-            tokenizer = AutoTokenizer.from_pretrained(gguf.parent, **kwargs)
-            model = AutoModelForCausalLM.from_pretrained(gguf.parent, dtype="float32", **kwargs)
+            tokenizer = AutoTokenizer.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, trust_remote_code=False
+            )
+            model = AutoModelForCausalLM.from_pretrained(
+                gguf.parent, gguf_file=gguf.name, dtype="float32", trust_remote_code=False
+            )
             # The dequantised weights are plain float32 tensors: save them as such.
             model.hf_quantizer = None
             if hasattr(model.config, "quantization_config"):
@@ -189,7 +195,9 @@ def load_chat_tokenizer(source: LLMSource, key: str = "model") -> Any:
     from transformers import AutoTokenizer
 
     try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, **source.kwargs())
+        tokenizer = AutoTokenizer.from_pretrained(
+            source.location, **source.from_pretrained_kwargs()
+        )
     except Exception as exc:
         raise DataError(
             f"config key '{key}': cannot load the tokenizer of {source.source} ({first_line(exc)})"
@@ -210,7 +218,10 @@ def load_causal_lm(source: LLMSource, dtype: str = "auto", device: str | None = 
     torch_dtype = resolve_dtype(dtype, dev.type)
     try:
         model = AutoModelForCausalLM.from_pretrained(
-            source.location, use_safetensors=True, dtype=torch_dtype, **source.kwargs()
+            source.location,
+            use_safetensors=True,
+            dtype=torch_dtype,
+            **source.from_pretrained_kwargs(),
         )
     except Exception as exc:
         raise DataError(f"model {source.source}: cannot load it ({first_line(exc)})") from None
