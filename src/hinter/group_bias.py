@@ -130,12 +130,13 @@ def group_rates(
     columns such as model or dataset: each ``by`` group is a separate table); ``pairs`` the
     dictionary's pairs (``pair_id``, ``attribute``, ``source_class``, ``target_class``).
     Returns one row per (``by``, scope, group) with at least one decided mutant:
-    ``kind`` (GAB | GIB), ``scope``, ``group``, one class column per attribute (None where the
-    scope lacks it), the counts ``generated, valid, decided, errors, hidden_base, hidden,
+    ``kind`` (GAB | GIB), ``scope``, ``attributes`` (the mutants' attributes, joined as
+    ``race+gender``), ``group``, one class column per attribute (None where the scope lacks
+    it), the counts ``generated, valid, decided, errors, hidden_base, hidden,
     hidden_artifact`` and ``error_rate``, ``hidden_rate`` (:func:`hinter.rates.add_rates`),
-    ``scope_rate`` (the scope's pooled error rate),
-    ``scope_mean`` (the unweighted mean of its groups' rates), ``above_mean`` (the GAB/GIB
-    flag), ``parity_gap`` and the scope's ``fairness_violation``.
+    ``scope_rate`` (the scope's pooled error rate), ``scope_mean`` (the unweighted mean of
+    its groups' rates), ``above_mean`` (the GAB/GIB flag), ``parity_gap`` and the scope's
+    ``fairness_violation``.
     """
     frame = outcomes.reset_index(drop=True)
     by = list(by)
@@ -192,6 +193,7 @@ def _columns(by: list[str], attributes: list[str]) -> list[str]:
         *by,
         "kind",
         "scope",
+        "attributes",
         "group",
         *attributes,
         *_COUNTS,
@@ -231,6 +233,7 @@ def _scope_table(
     groups = _flag(groups, overall.astype({c: np.int64 for c in _COUNTS}), by)
     groups["kind"] = "GAB" if len(attributes) == 1 else "GIB"
     groups["scope"] = GROUP_SEPARATOR.join(family)
+    groups["attributes"] = "+".join(attributes)
     groups["group"] = [
         GROUP_SEPARATOR.join(row) for row in groups[attributes].itertuples(index=False, name=None)
     ]
@@ -275,7 +278,7 @@ def pool_groups(table: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     :func:`group_rates` does (a scope's counts are the sums of its groups')."""
     by = list(by)
     attributes = class_columns(table, by)
-    keys = [*by, "kind", "scope", "group"]
+    keys = [*by, "kind", "scope", "attributes", "group"]
     firsts = table.groupby(keys, sort=True, dropna=False)[attributes].first()
     counts = table.groupby(keys, sort=True, dropna=False)[list(_COUNTS)].sum()
     groups = pd.concat([firsts, counts], axis=1).reset_index()

@@ -118,7 +118,8 @@ def groups_panel(ax: Axes, panel: Groups) -> None:
 
 def panels(items: Sequence[Groups], legend: bool = True) -> Figure:
     """Panels side by side, with one legend (the first panel's series) below them."""
-    fig = Figure(figsize=style.size(columns=max(len(items), 1), rows=1.1))
+    # a single panel is drawn wider, so that a legend of three series fits under it
+    fig = Figure(figsize=style.size(columns=max(len(items), 1.6), rows=1.1))
     axes = fig.subplots(1, max(len(items), 1), squeeze=False)[0]
     for ax, item in zip(axes, items, strict=False):
         groups_panel(ax, item)

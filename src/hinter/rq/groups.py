@@ -51,7 +51,7 @@ COLUMNS = [
     "parents_valid",
     "parent_biased",
 ]
-KEYS = ["model", "dataset", "kind", "scope", "group"]
+KEYS = ["model", "dataset", "kind", "scope", "attributes", "group"]
 
 
 def read_valid(files: Sequence[OutcomeFile]) -> pd.DataFrame:
@@ -83,24 +83,10 @@ def collect(files: Sequence[OutcomeFile], pairs: pd.DataFrame) -> tuple[pd.DataF
     return table, counts
 
 
-def _attributes_key(table: pd.DataFrame, attributes: Sequence[str]) -> pd.Series:
-    """``race+gender``-style keys of the groups (class columns set), as the outcomes join their
-    attributes (suite order: sorted)."""
-    return pd.Series(
-        [
-            "+".join(a for a in attributes if isinstance(row[a], str))
-            for _, row in table[list(attributes)].iterrows()
-        ],
-        index=table.index,
-        dtype=object,
-    )
-
-
 def with_intervals(table: pd.DataFrame, docs: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
     """Per (model, dataset) groups and the groups pooled over every model and dataset
     ("Total"/"All"), each with the interval of its error rate (a bootstrap over original
     documents; pooled: over (dataset, document), every model's mutants of a document together)."""
-    attributes = group_bias.class_columns(table, ["model", "dataset"])
     pooled = group_bias.pool_groups(table.drop(columns=["model", "dataset"]))
     pooled = pooled.assign(model=TOTAL, dataset=ALL)
     frames = []
@@ -113,7 +99,6 @@ def with_intervals(table: pd.DataFrame, docs: pd.DataFrame, boot: Bootstrap) -> 
             docs, keys, cluster, boot.resamples, boot.seed, boot.confidence
         )
         boot_rows = boot_rows[boot_rows["rate"] == "error_rate"][[*keys, "low", "high"]]
-        part = part.assign(attributes=_attributes_key(part, attributes).to_numpy())
         merged = part.merge(boot_rows, on=keys, how="left", validate="one_to_one")
         frames.append(merged)
     return pd.concat(frames, ignore_index=True)
@@ -167,14 +152,14 @@ def group_table(
     pooled_summary = summary[summary["model"] == TOTAL]
     per_run = summary[summary["model"] != TOTAL]
     sections = [
-        "## All models and datasets (MUTAINT Table 4)",
+        "## All models and datasets (MUTAINT Table 4)\n",
         markdown_table(_summary_md(pooled_summary), right=["Avg. (%)", "X/Y"]),
-        "## Groups, all models and datasets",
+        "## Groups, all models and datasets\n",
         markdown_table(
             _groups_md(csv[csv["model"] == TOTAL]),
             right=["Mutants", "Errors", "Error rate (%)", "Parity gap"],
         ),
-        "## Per model and dataset",
+        "## Per model and dataset\n",
         markdown_table(_summary_md(per_run, with_run=True), right=["Avg. (%)", "X/Y"]),
     ]
     return Table(csv, document(title, caption, "\n".join(sections)))
@@ -267,6 +252,7 @@ def heatmap_figure(table: pd.DataFrame) -> Figure:
     """One panel per two-attribute scope, every model and dataset pooled: a cell per class
     pair coloured by its error rate, biased groups (above the scope's mean) starred."""
     pooled = table[(table["model"] == TOTAL) & (table["kind"] == "GIB")]
+    names = family_names(table["scope"])
     panels = []
     for scope, part in pooled.groupby("scope", sort=True):
         families = scope.split(SEP)
@@ -284,22 +270,32 @@ def heatmap_figure(table: pd.DataFrame) -> Figure:
             flags[rows.index(a), cols.index(b)] = bool(flag)
         panels.append(
             heatmap.Heatmap(
-                title=f"{families[0]} × {families[1]}",
+                title=f"{names[families[0]]} × {names[families[1]]}",
                 rows=rows,
                 cols=cols,
                 values=values,
                 flags=flags,
-                ylabel=_family_name(families[0]),
-                xlabel=_family_name(families[1]),
+                ylabel=names[families[0]],
+                xlabel=names[families[1]],
             )
         )
     with style.context():
         return heatmap.panels(panels, label="Error rate (%)")
 
 
-def _family_name(family: str) -> str:
-    attribute = family.partition("[")[0]
-    return style.name("attributes", attribute)
+def family_names(scopes) -> dict[str, str]:
+    """Short names of class families: the attribute's display name, numbered when its
+    classes form several families (``race[african/...]`` -> "Race 1", as Table 4's R1)."""
+    families = sorted({f for scope in set(scopes) for f in str(scope).split(SEP)})
+    by_attribute: dict[str, list[str]] = {}
+    for f in families:
+        by_attribute.setdefault(f.partition("[")[0], []).append(f)
+    out = {}
+    for attribute, members in by_attribute.items():
+        name = style.name("attributes", attribute)
+        for i, f in enumerate(members, 1):
+            out[f] = name if len(members) == 1 else f"{name} {i}"
+    return out
 
 
 def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:

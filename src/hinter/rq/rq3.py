@@ -325,15 +325,22 @@ def positives(
         boot.seed,
         boot.confidence,
     )
-    wide = boxes.pivot_table(index=keys, columns="rate", values=["low", "high"], sort=True)
+    wide = boxes.pivot(index=keys, columns="rate", values=["low", "high"])
     totals = view.groupby(keys, sort=True)[counts].sum().reset_index()
     totals = pd.concat([totals, _positive_rates(totals)], axis=1)
     idx = pd.MultiIndex.from_frame(totals[keys])
     for name in ("error_rate", "discarded_error_rate", "false_positive_share", "difference"):
         for end in ("low", "high"):
             totals[f"{name}_{end}"] = wide[(end, name)].reindex(idx).to_numpy()
-    totals["significant"] = (totals["difference_low"] > 0) | (totals["difference_high"] < 0)
-    totals["predicted_discarded"] = totals["discarded_decided"] > 0
+    # discarded mutants without any outcome were not predicted (invariant.keep_discarded:
+    # false): their bias is unknown, not absent
+    unknown = (totals["discarded"] > 0) & (totals["discarded_decided"] == 0)
+    for name in ("discarded_error_rate", "false_positive_share", "difference"):
+        for suffix in ("", "_low", "_high"):
+            totals.loc[unknown, f"{name}{suffix}"] = np.nan
+    significant = (totals["difference_low"] > 0) | (totals["difference_high"] < 0)
+    totals["significant"] = significant.astype("boolean").mask(totals["difference"].isna())
+    totals["predicted_discarded"] = ~unknown
     totals = totals.rename(
         columns={"model_label": "model", "dataset_label": "dataset", "errors": "true_positives"}
     )
@@ -530,7 +537,7 @@ def validity_figure(table: pd.DataFrame) -> Figure:
         rows = [part.loc[d] if d in part.index else None for d in datasets]
         discarded = [_point(r, "discarded_pct", "low", "high") for r in rows]
         valid = [(100 - v, 100 - h, 100 - lo) for v, lo, h in discarded]
-        title = {EVERY: "All mutants"}.get(kind, style.name("kinds", kind))
+        title = {EVERY: "All mutants"}.get(kind, style.name("mutations", kind))
         panels.append(
             grouped.Groups(
                 title=f"({letter}) {title}",
@@ -540,7 +547,7 @@ def validity_figure(table: pd.DataFrame) -> Figure:
                 names=names,
                 ylabel="Mutants (%)",
                 limits=(0.0, 100.0),
-                notes=[f"{int(r['generated'])}" if r is not None else "" for r in rows],
+                notes=[f"N = {int(r['generated'])}" if r is not None else "" for r in rows],
             )
         )
     with style.context():
@@ -572,7 +579,7 @@ def positives_figure(table: pd.DataFrame) -> Figure:
     }
     a = grouped.Groups(
         title="(a) Bias found",
-        groups=[k if k == EVERY else style.name("kinds", k) for k in kinds],
+        groups=[style.name("mutations", k) for k in kinds],
         series=counts,
         colors=colors,
         names=names,
@@ -630,7 +637,7 @@ def grammar_figure(table: pd.DataFrame) -> Figure:
         ]
     panel = grouped.Groups(
         title="Grammar scores",
-        groups=[k if k == EVERY else style.name("kinds", k) for k in kinds],
+        groups=[style.name("mutations", k) for k in kinds],
         series=series,
         colors=colors,
         names=names,
