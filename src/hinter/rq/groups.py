@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pyarrow.compute as pc
 from matplotlib.figure import Figure
 
@@ -55,13 +56,15 @@ KEYS = ["model", "dataset", "kind", "scope", "attributes", "group"]
 
 
 def read_valid(files: Sequence[OutcomeFile]) -> pd.DataFrame:
-    """The valid mutants of some outcome files (the columns the groups need)."""
+    """The valid mutants of some outcome files (the columns the groups need), streamed batch
+    by batch: discarded mutants (most of them, in the paper) are never held in memory."""
     parts = []
     for f in files:
-        t = io.read_parquet(f.path, tables.OUTCOMES, columns=COLUMNS)
-        t = t.filter(pc.fill_null(t["valid"], False))
-        parts.append(t.to_pandas())
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=COLUMNS)
+        for t in io.iter_batches(f.path, COLUMNS, schema=tables.OUTCOMES):
+            parts.append(t.filter(pc.fill_null(t["valid"], False)))
+    if not parts:
+        return pd.DataFrame(columns=COLUMNS)
+    return pa.concat_tables(parts).to_pandas()
 
 
 def collect(files: Sequence[OutcomeFile], pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:

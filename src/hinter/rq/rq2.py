@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 
 from hinter.plots import grouped, style
 from hinter.plots.writer import save_figure
-from hinter.rq import outputs, scores
+from hinter.rq import outputs, paper, scores
 from hinter.rq.render import Table, prose, write_table
 from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, Bootstrap, ScoreFile
 
@@ -33,6 +33,11 @@ CAPTION = prose(
     comparison is a paired difference of pooled scores (this row − the named group) with its
     interval; significant = the interval excludes 0. Originals are bias-inducing when at
     least one of their valid mutants of that kind is."""
+) + prose(
+    f""" Paper (Grammarly): originals {paper.RQ2["original_score"]}% vs valid mutants
+    {paper.RQ2["mutant_score"]}% (intersectional); bias-inducing
+    {paper.RQ2["bias_inducing_score_atomic"]} vs benign {paper.RQ2["benign_score_atomic"]}
+    (atomic)."""
 )
 
 

@@ -32,7 +32,7 @@ from hinter import io, rates, statistics, tables
 from hinter.errors import DataError
 from hinter.plots import grouped, style
 from hinter.plots.writer import save_figure
-from hinter.rq import outputs, scores
+from hinter.rq import outputs, paper, scores
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 from hinter.rq.outcomes import kind as kind_of
@@ -49,6 +49,7 @@ TOTAL = "Total"  # pooled models
 EVERY = "all"  # every mutation kind pooled
 CLUSTER = ("dataset", "doc_id")
 ORIGINAL, VALID, DISCARDED = "original", "valid mutant", "discarded mutant"
+PAPER = paper.RQ3
 
 
 @dataclass(frozen=True)
@@ -252,7 +253,8 @@ def validity(
         f"""Mutants (role = mutant, after the mutation caps) that passed the dependency
         invariant (valid) or failed it (discarded), per dataset with every track pooled (the
         CSV also has one row per track), with {_boot_words(boot)} over original documents.
-        Paper: 97.58% of all mutants discarded (129M of 132M)."""
+        Paper: {PAPER["discarded_share"]}% of all mutants discarded
+        ({PAPER["discarded_of_generated"]})."""
     )
     body = markdown_table(md, right=["Generated", "Valid", "Discarded", "Discarded (%)"])
     return Table(csv, document("Fig. 7 — valid vs discarded mutants", caption, body))
@@ -415,7 +417,8 @@ def positives(
         mutants with a known outcome, among valid and among discarded mutants; difference =
         discarded − valid, significant when its interval excludes 0. Pooled over datasets
         (per-dataset rows in the CSV), with {_boot_words(boot)} over original documents.
-        Paper: 7,604,247 false vs 779,224 true positives (90.71% false)."""
+        Paper: {PAPER["false_positives"]} false vs {PAPER["true_positives"]} true positives
+        ({PAPER["false_positive_share"]}% false)."""
     )
     note = ""
     if none_predicted:
@@ -470,8 +473,12 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
         pooled ("all"), with {confidence} bootstrap intervals over original documents
         ({resamples} resamples). Valid mutants are compared with their originals, discarded
         mutants with the valid ones (paired differences; significant = the interval excludes
-        0). Paper (Grammarly): valid 79.50%, originals 78.44%, discarded 73.40%."""
+        0). Paper (Grammarly): valid {valid}%, originals {original}%, discarded
+        {discarded}%."""
     )
+    caption = caption.replace("{valid}", str(PAPER["valid_score"]))
+    caption = caption.replace("{original}", str(PAPER["original_score"]))
+    caption = caption.replace("{discarded}", str(PAPER["discarded_score"]))
     title = "Fig. 8c — grammar scores of valid vs discarded mutants"
     out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, caption)
     if len(out.data):  # "all" first, as Fig. 7 and 8b
