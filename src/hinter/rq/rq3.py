@@ -72,6 +72,43 @@ class ValiditySummary:
     path: Path
 
 
+VALIDITY_COLUMNS = [
+    "dataset",
+    "track",
+    "mutation",
+    "generated",
+    "valid",
+    "discarded",
+    "discarded_pct",
+    "low",
+    "high",
+    "documents",
+]
+_PCT = [
+    f"{n}_pct{s}"
+    for n in ("error_rate", "discarded_error_rate", "false_positive_share", "difference")
+    for s in ("", "_low", "_high")
+]
+POSITIVE_COLUMNS = [
+    "model",
+    "dataset",
+    "mutation",
+    "generated",
+    "decided",
+    "true_positives",
+    "discarded",
+    "discarded_decided",
+    "false_positives",
+    "predicted_discarded",
+    *_PCT,
+    "significant",
+]
+
+
+def _empty(columns: Sequence[str], title: str, text: str) -> Table:
+    return Table(pd.DataFrame(columns=list(columns)), document(title, "", f"{text}\n"))
+
+
 def _order(suite: str) -> int:
     return len(suite.partition("-")[2].split("+"))
 
@@ -177,6 +214,8 @@ def validity(
     """Fig. 7's data: generated, valid and discarded mutants and the discarded share, with its
     interval, per (dataset, track) and pooled, per mutation kind and all kinds."""
     check_against_summaries(docs, summaries)
+    if docs.empty:
+        return _empty(VALIDITY_COLUMNS, "Fig. 7 — valid vs discarded mutants", "No mutants.")
     frame = docs.assign(mutation=[kind_of(_order(s), 2) for s in docs["suite"]])
     frame = (
         frame.groupby(["track", "dataset", "mutation", "doc_id"], sort=True)[["generated", "valid"]]
@@ -219,20 +258,7 @@ def validity(
             "mutation": _mutation_order(totals["mutation"]),
         },
     )
-    csv = totals[
-        [
-            "dataset",
-            "track",
-            "mutation",
-            "generated",
-            "valid",
-            "discarded",
-            "discarded_pct",
-            "low",
-            "high",
-            "documents",
-        ]
-    ]
+    csv = totals[VALIDITY_COLUMNS]
     shown = csv[csv["track"] == ALL]
     md = pd.DataFrame(
         {
@@ -306,6 +332,8 @@ def positives(
     and models, with the error rates of valid and discarded mutants, their difference, and the
     share of false positives, each with an interval."""
     counts = ["generated", "discarded", *POSITIVE_INPUTS]
+    if docs.empty:
+        return _empty(POSITIVE_COLUMNS, "Fig. 8b — true vs false positives", "No outcomes.")
     parts = []
     for by_kind in (True, False):
         base = docs if by_kind else docs.assign(mutation=EVERY)
@@ -358,22 +386,9 @@ def positives(
     for name in pct:
         for suffix in ("", "_low", "_high"):
             totals[f"{name}{suffix}"] = 100 * totals[f"{name}{suffix}"]
-    csv = totals[
-        [
-            "model",
-            "dataset",
-            "mutation",
-            "generated",
-            "decided",
-            "true_positives",
-            "discarded",
-            "discarded_decided",
-            "false_positives",
-            "predicted_discarded",
-        ]
-        + [f"{n}{s}" for n in pct for s in ("", "_low", "_high")]
-        + ["significant"]
-    ].rename(columns={f"{n}{s}": f"{n}_pct{s}" for n in pct for s in ("", "_low", "_high")})
+    csv = totals.rename(
+        columns={f"{n}{s}": f"{n}_pct{s}" for n in pct for s in ("", "_low", "_high")}
+    )[POSITIVE_COLUMNS]
     shown = csv[csv["dataset"] == ALL]
     none_predicted = len(csv) > 0 and not csv["predicted_discarded"].any()
 
