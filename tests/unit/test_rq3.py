@@ -104,6 +104,14 @@ def test_validity_table_matches_pandas(tmp_path):
         assert row["low"] <= row["discarded_pct"] <= row["high"], key
     # the pooled dataset row resamples documents: the interval is a real one
     assert rows.loc[("All", "All", "all"), "low"] < rows.loc[("All", "All", "all"), "high"]
+    # intersectional vs atomic: the difference of the discarded shares, paired by document
+    inter = rows.loc[("All", "All", "intersectional")]
+    atomic_share = expected(raw[raw["mutation"] == "atomic"])[0]
+    inter_share = expected(raw[raw["mutation"] == "intersectional"])[0]
+    assert inter["vs_atomic_pct"] == pytest.approx(inter_share - atomic_share)
+    assert inter["vs_atomic_low"] <= inter["vs_atomic_pct"] <= inter["vs_atomic_high"]
+    assert 0 < inter["vs_atomic_p_value"] <= 1
+    assert pd.isna(rows.loc[("All", "All", "atomic"), "vs_atomic_pct"])
     # rows in the configured dataset order, pooled last; "all" first within a dataset
     assert list(dict.fromkeys(table["dataset"])) == ["scotus", "imdb", "All"]
     assert table["mutation"].iloc[0] == "all"
