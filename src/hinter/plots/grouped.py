@@ -100,7 +100,10 @@ def groups_panel(ax: Axes, panel: Groups) -> None:
         labels = [
             f"{g}\n{note}" if note else g for g, note in zip(labels, panel.notes, strict=True)
         ]
-    ax.set_xticks(range(len(labels)), labels)
+    if len(labels) > 4:  # many groups: slanted labels, as charts.bar_panel draws them
+        ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticks(range(len(labels)), labels)
     ax.set_title(panel.title, loc="left")
     ax.set_ylabel(panel.ylabel)
     if panel.log:
