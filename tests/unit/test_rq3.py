@@ -268,3 +268,28 @@ def test_rq3_writes_every_table_and_figure_and_reruns_identically(tmp_path):
         "All datasets",
     ]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["Valid", "Discarded"]
+
+
+def test_rq2_rq3_and_group_captions_quote_the_papers_numbers(repo):
+    """The report's captions quote the paper as printed (two decimals) and the run's config."""
+    import jinja2
+
+    from hinter.config import load_yaml, validate_config
+    from hinter.rq import captions, outputs
+
+    config = validate_config(load_yaml(repo / "config" / "demo.yaml"))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+
+    def render(rq: int, name: str) -> str:
+        template = (repo / "workflow" / "report" / outputs.get(rq, name).caption).read_text()
+        snakemake = type("Snakemake", (), {"params": captions.params(rq, config)})
+        return env.from_string(template).render(snakemake=snakemake)
+
+    assert "97.58%" in render(3, "validity") and "129M of 132M" in render(3, "fig7")
+    positives = render(3, "positives")
+    assert "7,604,247" in positives and "90.71%" in positives
+    assert "predicted too (invariant.keep_discarded: true)" in positives
+    assert "73.40%" in render(3, "grammar_validity") and "79.50%" in render(3, "fig8c")
+    grammar = render(2, "grammar_scores")
+    assert "78.73%" in grammar and "harper" in grammar and "1000 resamples" in grammar
+    assert "35/76" in render(1, "group_bias") and "35/76" in render(1, "fig_groups")

@@ -34,9 +34,9 @@ CAPTION = prose(
     interval; significant = the interval excludes 0. Originals are bias-inducing when at
     least one of their valid mutants of that kind is."""
 ) + prose(
-    f""" Paper (Grammarly): originals {paper.RQ2["original_score"]}% vs valid mutants
-    {paper.RQ2["mutant_score"]}% (intersectional); bias-inducing
-    {paper.RQ2["bias_inducing_score_atomic"]} vs benign {paper.RQ2["benign_score_atomic"]}
+    f""" Paper (Grammarly): originals {paper.RQ2["original_score"]:.2f}% vs valid mutants
+    {paper.RQ2["mutant_score"]:.2f}% (intersectional); bias-inducing
+    {paper.RQ2["bias_inducing_score_atomic"]:.2f} vs benign {paper.RQ2["benign_score_atomic"]:.2f}
     (atomic)."""
 )
 

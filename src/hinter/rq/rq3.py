@@ -332,7 +332,7 @@ def validity(
         CSV also has one row per track), with {_boot_words(boot)} over original documents.
         vs atomic: the intersectional minus the atomic discarded share (percentage points),
         paired by document, significant when its interval excludes 0.
-        Paper: {PAPER["discarded_share"]}% of all mutants discarded
+        Paper: {PAPER["discarded_share"]:.2f}% of all mutants discarded
         ({PAPER["discarded_of_generated"]})."""
     )
     body = markdown_table(
@@ -488,7 +488,7 @@ def positives(
         discarded − valid, significant when its interval excludes 0. Pooled over datasets
         (per-dataset rows in the CSV), with {_boot_words(boot)} over original documents.
         Paper: {PAPER["false_positives"]} false vs {PAPER["true_positives"]} true positives
-        ({PAPER["false_positive_share"]}% false)."""
+        ({PAPER["false_positive_share"]:.2f}% false)."""
     )
     note = ""
     if none_predicted:
@@ -546,9 +546,9 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
         0). Paper (Grammarly): valid {valid}%, originals {original}%, discarded
         {discarded}%."""
     )
-    caption = caption.replace("{valid}", str(PAPER["valid_score"]))
-    caption = caption.replace("{original}", str(PAPER["original_score"]))
-    caption = caption.replace("{discarded}", str(PAPER["discarded_score"]))
+    caption = caption.replace("{valid}", f"{PAPER['valid_score']:.2f}")
+    caption = caption.replace("{original}", f"{PAPER['original_score']:.2f}")
+    caption = caption.replace("{discarded}", f"{PAPER['discarded_score']:.2f}")
     title = "Fig. 8c — grammar scores of valid vs discarded mutants"
     out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, caption)
     if len(out.data):  # "all" first, as Fig. 7 and 8b
