@@ -130,12 +130,13 @@ def group_rates(
     columns such as model or dataset: each ``by`` group is a separate table); ``pairs`` the
     dictionary's pairs (``pair_id``, ``attribute``, ``source_class``, ``target_class``).
     Returns one row per (``by``, scope, group) with at least one decided mutant:
-    ``kind`` (GAB | GIB), ``scope``, ``group``, one class column per attribute (None where the
-    scope lacks it), the counts ``generated, valid, decided, errors, hidden_base, hidden,
+    ``kind`` (GAB | GIB), ``scope``, ``attributes`` (the mutants' attributes, joined as
+    ``race+gender``), ``group``, one class column per attribute (None where the scope lacks
+    it), the counts ``generated, valid, decided, errors, hidden_base, hidden,
     hidden_artifact`` and ``error_rate``, ``hidden_rate`` (:func:`hinter.rates.add_rates`),
-    ``scope_rate`` (the scope's pooled error rate),
-    ``scope_mean`` (the unweighted mean of its groups' rates), ``above_mean`` (the GAB/GIB
-    flag), ``parity_gap`` and the scope's ``fairness_violation``.
+    ``scope_rate`` (the scope's pooled error rate), ``scope_mean`` (the unweighted mean of
+    its groups' rates), ``above_mean`` (the GAB/GIB flag), ``parity_gap`` and the scope's
+    ``fairness_violation``.
     """
     frame = outcomes.reset_index(drop=True)
     by = list(by)
@@ -192,6 +193,7 @@ def _columns(by: list[str], attributes: list[str]) -> list[str]:
         *by,
         "kind",
         "scope",
+        "attributes",
         "group",
         *attributes,
         *_COUNTS,
@@ -228,8 +230,21 @@ def _scope_table(
     overall = mf.overall if by else pd.DataFrame([mf.overall])
     overall = overall.reset_index(drop=not by)
     groups[list(_COUNTS)] = groups[list(_COUNTS)].astype(np.int64)
+    groups = _flag(groups, overall.astype({c: np.int64 for c in _COUNTS}), by)
+    groups["kind"] = "GAB" if len(attributes) == 1 else "GIB"
+    groups["scope"] = GROUP_SEPARATOR.join(family)
+    groups["attributes"] = "+".join(attributes)
+    groups["group"] = [
+        GROUP_SEPARATOR.join(row) for row in groups[attributes].itertuples(index=False, name=None)
+    ]
+    return groups
+
+
+def _flag(groups: pd.DataFrame, overall: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Rates, the scope's pooled rate and mean, the GAB/GIB flag and the fairness measures of
+    the groups of one scope (``overall``: the scope's counts, one row per ``by`` group)."""
     groups = rates.add_rates(groups)
-    overall = rates.add_rates(overall.astype({c: np.int64 for c in _COUNTS}))
+    overall = rates.add_rates(overall)
     scope_rate = overall[[*by, "error_rate", "decided"]].rename(
         columns={"error_rate": "scope_rate", "decided": "scope_decided"}
     )
@@ -248,12 +263,45 @@ def _scope_table(
     groups["fairness_violation"] = (
         gap.groupby([groups[k] for k in by]).transform("max") if by else gap.max()
     )
-    groups["kind"] = "GAB" if len(attributes) == 1 else "GIB"
-    groups["scope"] = GROUP_SEPARATOR.join(family)
-    groups["group"] = [
-        GROUP_SEPARATOR.join(row) for row in groups[attributes].itertuples(index=False, name=None)
-    ]
-    return groups
+    return groups.drop(columns=["scope_decided"])
+
+
+def class_columns(table: pd.DataFrame, by: Sequence[str] = ()) -> list[str]:
+    """The class columns (one per attribute) of a :func:`group_rates` table grouped by ``by``:
+    every column that is neither a grouping key nor one of the measures."""
+    return [c for c in table.columns if c not in _columns(list(by), [])]
+
+
+def pool_groups(table: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """:func:`group_rates` tables of separate parts (e.g. one per model and dataset) pooled:
+    the groups' counts summed over everything not in ``by``, then rated and flagged as
+    :func:`group_rates` does (a scope's counts are the sums of its groups')."""
+    by = list(by)
+    attributes = class_columns(table, by)
+    keys = [*by, "kind", "scope", "attributes", "group"]
+    firsts = table.groupby(keys, sort=True, dropna=False)[attributes].first()
+    counts = table.groupby(keys, sort=True, dropna=False)[list(_COUNTS)].sum()
+    groups = pd.concat([firsts, counts], axis=1).reset_index()
+    records = []
+    for _, part in groups.groupby([*by, "kind", "scope"], sort=True, dropna=False):
+        part = part[part["decided"] > 0]
+        if part.empty:
+            continue
+        overall = (
+            part.groupby(by, sort=True)[list(_COUNTS)].sum().reset_index()
+            if by
+            else (pd.DataFrame([part[list(_COUNTS)].sum()]))
+        )
+        records.append(_flag(part.reset_index(drop=True), overall, by))
+    columns = _columns(by, attributes)
+    if not records:
+        return pd.DataFrame(columns=columns)
+    out = pd.concat(records, ignore_index=True)
+    return (
+        out[columns]
+        .sort_values([*by, "kind", "scope", "group"], kind="stable")
+        .reset_index(drop=True)
+    )
 
 
 def group_summary(
@@ -296,6 +344,28 @@ def group_summary(
     )
 
 
+def group_document_counts(
+    outcomes: pd.DataFrame,
+    pairs: pd.DataFrame,
+    by: Sequence[str] = (),
+    side: str = "target",
+    threshold: float | None = None,
+) -> pd.DataFrame:
+    """Per (``by``, ``attributes``, ``group``, doc_id): every count of
+    :func:`hinter.statistics.document_counts` — the input of the groups' bootstrap. Counts of
+    separate parts (models, datasets) can be concatenated and resampled together."""
+    frame = outcomes.reset_index(drop=True)
+    classes = mutant_classes(frame, pairs, side)
+    attributes = frame["attributes"].map(lambda a: "+".join(a))
+    group = [
+        GROUP_SEPARATOR.join(row[a] for a in attrs.split("+"))
+        for attrs, row in zip(attributes, classes.to_dict("records"), strict=True)
+    ]
+    keys = [*by, "attributes", "group"]
+    frame = frame.drop(columns=["attributes"]).assign(attributes=attributes, group=group)
+    return statistics.document_counts(frame, by=keys, threshold=threshold)
+
+
 def group_intervals(
     outcomes: pd.DataFrame,
     pairs: pd.DataFrame,
@@ -313,16 +383,8 @@ def group_intervals(
     ``race+gender``), ``group`` (as in :func:`group_rates`), ``estimate``, ``low``, ``high``,
     ``documents``, ``resamples`` (:func:`hinter.statistics.bootstrap_rates`).
     """
-    frame = outcomes.reset_index(drop=True)
-    classes = mutant_classes(frame, pairs, side)
-    attributes = frame["attributes"].map(lambda a: "+".join(a))
-    group = [
-        GROUP_SEPARATOR.join(row[a] for a in attrs.split("+"))
-        for attrs, row in zip(attributes, classes.to_dict("records"), strict=True)
-    ]
     keys = [*by, "attributes", "group"]
-    frame = frame.drop(columns=["attributes"]).assign(attributes=attributes, group=group)
-    docs = statistics.document_counts(frame, by=keys, threshold=threshold)
+    docs = group_document_counts(outcomes, pairs, by, side, threshold)
     table = statistics.bootstrap_rates(docs, keys, cluster, resamples, seed, confidence)
     table = table[table["rate"] == "error_rate"].drop(columns=["rate"])
     return table.dropna(subset=["estimate"]).reset_index(drop=True)

@@ -364,3 +364,20 @@ def threshold_curve(
         part.insert(0, "threshold", float(t))
         parts.append(part)
     return add_rates(pd.concat(parts, ignore_index=True))
+
+
+def add_invariant_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
+    """Append the rates of the invariant's effect (RQ3.2) to a counts table:
+
+    - ``discarded_error_rate`` = bias-inducing discarded mutants (false positives) / discarded
+      mutants with a known outcome: the error rate the discarded mutants would add;
+    - ``false_positive_share`` = false positives / (true + false positives): the share of the
+      bias found without the invariant that the invariant rejects (the paper's 90.71%).
+    """
+    out = counts_frame.copy()
+    fp = out["false_positives"].astype(np.float64)
+    found = fp + out["errors"].astype(np.float64)
+    discarded = out["discarded_decided"].astype(np.float64)
+    out["discarded_error_rate"] = (fp / discarded).where(discarded > 0)
+    out["false_positive_share"] = (fp / found).where(found > 0)
+    return out

@@ -26,7 +26,7 @@ def test_names_and_report_labels_are_unique():
         assert len(set(labels)) == len(labels), f"RQ{rq}: duplicate report labels"
         for o in registered:
             assert o.rq == rq and o.category == f"RQ{rq}"
-            assert set(o.sources) <= set(outputs.names(rq, outputs.TABLE))
+            assert set(o.sources) <= set(outputs.names(rq, outputs.TABLE, o.part))
 
 
 def test_every_output_has_a_caption_and_every_caption_an_output(repo):

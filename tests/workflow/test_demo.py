@@ -283,3 +283,78 @@ def test_hinter_test_cli_bad_input_is_one_line(demo_run, tmp_path):
     assert proc.stderr.strip().splitlines() == [
         f"hinter: {data}: no column 'text' for --text-column (columns: review)"
     ]
+
+
+# -- RQ2, RQ3 and RQ1's group bias -----------------------------------------------------------
+def _rq23_files(run: RunLayout) -> list[Path]:
+    chosen = [
+        *rq_outputs.outputs(2),
+        *rq_outputs.outputs(3),
+        *rq_outputs.outputs(1, part="groups"),
+    ]
+    return [Path(run.rq_output(o.rq, o.name, ext)) for o in chosen for ext in o.extensions]
+
+
+def test_rq2_rq3_and_group_outputs_end_to_end(demo_run, config):
+    run = RunLayout(str(demo_run))
+    for path in _rq23_files(run):
+        assert path.stat().st_size > 0, path
+    # Fig. 7: every demo dataset, a discarded share strictly between 0 and 100%, and the
+    # counts of the validity summaries
+    validity = _csv(run.rq_output(3, "validity", "csv"))
+    pooled = [r for r in validity if r["track"] == "All" and r["mutation"] == "all"]
+    assert [r["dataset"] for r in pooled] == [*DATASETS, "All"]
+    total = pooled[-1]
+    assert 0 < float(total["discarded_pct"]) < 100
+    assert float(total["low"]) <= float(total["discarded_pct"]) <= float(total["high"])
+    generated = sum(
+        int(row["generated"])
+        for ds in DATASETS
+        for track in plan.tracks(config, ds)
+        for row in _csv(run.validity_summary(track, ds))
+        if row["suite"] == "all"
+    )
+    assert int(total["generated"]) == generated
+    # Fig. 8b: the demo predicts discarded mutants; its true positives are RQ1's errors
+    positives = _csv(run.rq_output(3, "positives", "csv"))
+    everything = next(
+        r for r in positives if (r["model"], r["dataset"], r["mutation"]) == ("Total", "All", "all")
+    )
+    assert everything["predicted_discarded"] == "True"
+    errors = sum(int(r["errors"]) for r in _csv(run.rq_output(1, "rates_by_suite", "csv")))
+    assert int(everything["true_positives"]) == errors
+    assert int(everything["false_positives"]) > 0
+    # Figs. 8a and 8c: scores of originals and mutants, atomic and intersectional
+    grammar = _csv(run.rq_output(2, "grammar_scores", "csv"))
+    assert {r["mutation"] for r in grammar} >= {"atomic", "intersectional"}
+    for row in grammar:
+        assert 0 <= float(row["score_pct"]) <= 100 and int(row["texts"]) > 0, row
+    inputs = {r["input"] for r in _csv(run.rq_output(3, "grammar_validity", "csv"))}
+    assert inputs == {"original", "valid mutant", "discarded mutant"}
+    # group bias: atomic and intersectional groups per model and dataset, pooled, flagged
+    groups = _csv(run.rq_output(1, "group_bias", "csv"))
+    assert {r["kind"] for r in groups} == {"GAB", "GIB"}
+    assert any(r["model"] == "Total" and r["above_mean"] == "True" for r in groups)
+    tested = {
+        r["model"] for r in _csv(run.rq_output(1, "rates_by_suite", "csv")) if int(r["decided"]) > 0
+    }
+    assert {r["model"] for r in groups} == tested | {"Total"}
+
+
+def test_rq2_rq3_rerun_after_deleting_their_outputs_is_byte_identical(
+    demo_run, run_snakemake, repo
+):
+    run = RunLayout(str(demo_run))
+    files = _rq23_files(run)
+    before = {p: p.read_bytes() for p in files}
+    for path in files:
+        path.unlink()
+    proc = run_snakemake(
+        "rq2", "rq3", "rq1", "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"),
+        workdir=demo_run.parent.parent, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    log = proc.stdout + proc.stderr
+    assert "rq3_tables" in log and "rq1_groups" in log and "rq1_tables" not in log
+    for path in files:
+        assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"

@@ -143,7 +143,7 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
     layout = RunLayout(str(demo_run))
     results = browser.execute_script("return results")
     categories = browser.execute_script("return categories")
-    registered = [o for rq in sorted(outputs.OUTPUTS) for o in outputs.outputs(rq)]
+    registered = [o for rq in sorted(outputs.OUTPUTS) for o in outputs.outputs(rq, part=None)]
     by_file = {Path(path).name: entry for path, entry in results.items()}
     for output in registered:
         shown = f"{output.name}.{output.shown}"

@@ -251,11 +251,12 @@ from hinter.rq import outputs as rq_outputs
 from hinter.rq import captions
 
 
-def rq_files(rq, kind):
-    """{<name>_<ext>: path} of an RQ's tables or figures; the file each shows in the HTML report
-    is registered there with its caption, category and label."""
+def rq_files(rq, kind, part=""):
+    """{<name>_<ext>: path} of an RQ's tables or figures (of one part: "" = the RQ's own
+    rules); the file each shows in the HTML report is registered there with its caption,
+    category and label."""
     files = {}
-    for out in rq_outputs.outputs(rq, kind):
+    for out in rq_outputs.outputs(rq, kind, part):
         for ext in out.extensions:
             path = L.rq_output(rq, out.name, ext)
             if ext == out.shown:
@@ -294,3 +295,25 @@ def grammar_inputs(wc):
 
 def all_grammar_scores():
     return [L.grammar_scores(r.model, r.dataset) for r in GRAMMAR_RUNS]
+
+
+# -- RQ2, RQ3 and RQ1's group bias: the keys their scripts pair with their input files ---------
+def grammar_keys():
+    """(model, dataset) of every grammar run, in the order of all_grammar_scores()."""
+    return [(r.model, r.dataset) for r in GRAMMAR_RUNS]
+
+
+def validity_shard_keys():
+    """(track, dataset, suite, shard) of every validity (and mutants) shard, in plan order."""
+    return [
+        (track, ds, suite, sh)
+        for ds in DATASETS
+        for track in plan.tracks(config, ds)
+        for suite in suite_names(ds, track)
+        for sh in shards(ds)
+    ]
+
+
+def validity_summary_keys():
+    """(track, dataset) of every validity summary, in the order of all_validity_summaries()."""
+    return [(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]

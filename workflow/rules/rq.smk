@@ -39,24 +39,129 @@ rule rq1_figures:
         "../scripts/rq1_figures.py"
 
 
+rule rq1_groups:
+    """RQ1 group-level bias: error rates per attribute class and class pair, and a heatmap."""
+    input:
+        outcomes=all_outcomes(),
+        pairs=L.dictionary("pairs.parquet"),
+    output:
+        **rq_files(1, rq_outputs.TABLE, "groups"),
+        **rq_files(1, rq_outputs.FIGURE, "groups"),
+    log:
+        L.logs("rq", "rq1_groups"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(1, config),
+        outcome_keys=outcome_keys(),
+        datasets=DATASETS,
+        statistics=config["statistics"],
+    script:
+        "../scripts/rq1_groups.py"
+
+
 rule rq1:
-    """RQ1 effectiveness: intersectional and hidden error rates (Table 3), Figs. 4–6."""
+    """RQ1 effectiveness: intersectional and hidden error rates (Table 3), Figs. 4–6, group bias."""
     input:
         rules.rq1_tables.output,
         rules.rq1_figures.output,
+        rules.rq1_groups.output,
+
+
+rule rq2_tables:
+    """RQ2 table: grammar scores of originals vs valid mutants (Fig. 8a data)."""
+    input:
+        scores=all_grammar_scores(),
+    output:
+        **rq_files(2, rq_outputs.TABLE),
+    log:
+        L.logs("rq", "rq2_tables"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(2, config),
+        grammar_keys=grammar_keys(),
+        statistics=config["statistics"],
+    script:
+        "../scripts/rq2_tables.py"
+
+
+rule rq2_figures:
+    """RQ2 Fig. 8a, drawn from its table's CSV file."""
+    input:
+        [L.rq_output(2, name, "csv") for name in rq_outputs.figure_sources(2)],
+    output:
+        **rq_files(2, rq_outputs.FIGURE),
+    log:
+        L.logs("rq", "rq2_figures"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(2, config),
+    script:
+        "../scripts/rq2_figures.py"
 
 
 rule rq2:
     """RQ2 grammatical validity of originals and mutants (Fig. 8a)."""
     input:
-        all_validity_summaries(),
+        rules.rq2_tables.output,
+        rules.rq2_figures.output,
+
+
+rule rq3_tables:
+    """RQ3 tables: valid vs discarded (Fig. 7), true vs false positives (Fig. 8b), grammar
+    scores of valid vs discarded mutants (Fig. 8c)."""
+    input:
+        summaries=all_validity_summaries(),
+        mutants=[L.mutants(*key) for key in validity_shard_keys()],
+        validity=[L.validity(*key) for key in validity_shard_keys()],
+        outcomes=all_outcomes(),
+        scores=all_grammar_scores(),
+    output:
+        **rq_files(3, rq_outputs.TABLE),
+    log:
+        L.logs("rq", "rq3_tables"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(3, config),
+        summary_keys=validity_summary_keys(),
+        shard_keys=validity_shard_keys(),
+        outcome_keys=outcome_keys(),
+        grammar_keys=grammar_keys(),
+        datasets=DATASETS,
+        statistics=config["statistics"],
+    script:
+        "../scripts/rq3_tables.py"
+
+
+rule rq3_figures:
+    """RQ3 Figs. 7, 8b and 8c, drawn from the tables' CSV files."""
+    input:
+        [L.rq_output(3, name, "csv") for name in rq_outputs.figure_sources(3)],
+    output:
+        **rq_files(3, rq_outputs.FIGURE),
+    log:
+        L.logs("rq", "rq3_figures"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(3, config),
+    script:
+        "../scripts/rq3_figures.py"
 
 
 rule rq3:
     """RQ3 the dependency invariant: valid vs discarded, true vs false positives (Figs. 7, 8b, 8c)."""
     input:
-        all_validity_summaries(),
-        all_outcomes(),
+        rules.rq3_tables.output,
+        rules.rq3_figures.output,
 
 
 rule rq4:

@@ -16,7 +16,8 @@ import pandas as pd
 from hinter import statistics
 
 
-def _pooled(totals: pd.DataFrame) -> pd.DataFrame:
+def pooled_frame(totals: pd.DataFrame) -> pd.DataFrame:
+    """The pooled ``score`` of each row of ``issues`` / ``words`` totals (NaN without words)."""
     words = totals["words"].astype(np.float64)
     ratio = (totals["issues"].astype(np.float64) / words).where(words > 0)
     return pd.DataFrame({"score": 100.0 * (1.0 - ratio).clip(lower=0.0)})
@@ -44,10 +45,10 @@ def pooled_scores(
     )
     means = grouped["score"].mean().reset_index() if by else None
     intervals = statistics.bootstrap(
-        frame, ("issues", "words"), _pooled, by, cluster, resamples, seed, confidence
+        frame, ("issues", "words"), pooled_frame, by, cluster, resamples, seed, confidence
     )
     out = sums.copy()
-    out["score"] = _pooled(sums)["score"].to_numpy()
+    out["score"] = pooled_frame(sums)["score"].to_numpy()
     out["mean_score"] = means["score"].to_numpy() if by else float(frame["score"].mean())
     out["low"] = intervals["low"].to_numpy()
     out["high"] = intervals["high"].to_numpy()

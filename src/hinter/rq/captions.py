@@ -10,7 +10,7 @@ from typing import Any
 from hinter import plan
 from hinter.rq import paper
 
-PAPER = {1: paper.RQ1}
+PAPER = {1: paper.RQ1, 2: paper.RQ2, 3: paper.RQ3}
 
 
 def settings(config: dict[str, Any]) -> dict[str, Any]:
@@ -34,6 +34,31 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         "threshold": oracle["confidence_threshold"],
         "examples": oracle["examples"],
         "example_context": oracle["example_context"],
+        **_statistics_and_grammar(config),
+    }
+
+
+def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
+    """What the RQ2/RQ3 and group-bias captions quote: the bootstrap, the grammar sample,
+    whether discarded mutants were predicted."""
+    stats = config.get("statistics", {})
+    grammar = config.get("grammar", {})
+    sample = grammar.get("sample", {})
+    return {
+        "resamples": stats.get("resamples", 2000),
+        "confidence": f"{100 * stats.get('confidence', 0.95):g}%",
+        "statistics_seed": stats.get("seed", 42),
+        "grammar_checker": grammar.get("checker", "harper"),
+        "grammar_sample": (
+            f"{sample.get('valid', 0)} valid and {sample.get('discarded', 0)} discarded mutants "
+            f"per model and dataset, {100 * sample.get('bias_share', 0):g}% bias-inducing, "
+            f"seed {sample.get('seed', '')}"
+        ),
+        "keep_discarded": (
+            "predicted too (invariant.keep_discarded: true)"
+            if config["invariant"].get("keep_discarded")
+            else "not predicted (invariant.keep_discarded: false)"
+        ),
     }
 
 

@@ -31,6 +31,10 @@ class Output:
     subcategory: str  # the report's grouping inside the RQ's category
     paper: str = ""  # its counterpart in the paper (``002``), e.g. "Table 3", "Fig. 4"
     sources: tuple[str, ...] = ()  # a figure's tables (drawn from their CSV files)
+    # Which rules write it: "" = the RQ's own ``rq<N>_tables``/``rq<N>_figures``; a name =
+    # a separate rule ``rq<N>_<part>`` that writes the part's tables and figures (RQ1's group
+    # bias: ``rq1_groups``).
+    part: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in EXTENSIONS:
@@ -84,28 +88,63 @@ RQ1 = (
 )
 # fmt: on
 
+# fmt: off
+# RQ1's group-level bias (MUTAINT Table 4, Lalor et al.), written by rule rq1_groups.
+RQ1_GROUPS = (
+    Output(1, "group_bias", TABLE, "Error rates per attribute class and class pair",
+           "Group bias", "MUTAINT Table 4", part="groups"),
+    Output(1, "fig_groups", FIGURE, "Error rates of intersectional groups (heatmap)",
+           "Group bias", "", ("group_bias",), part="groups"),
+)
+RQ2 = (
+    Output(2, "grammar_scores", TABLE, "Grammar scores of originals and valid mutants",
+           "Grammar", "Fig. 8a data"),
+    Output(2, "fig8a", FIGURE, "Grammar scores: originals vs valid mutants", "Grammar",
+           "Fig. 8a", ("grammar_scores",)),
+)
+RQ3 = (
+    Output(3, "validity", TABLE, "Valid and discarded mutants", "Valid vs discarded",
+           "Fig. 7 data"),
+    Output(3, "fig7", FIGURE, "Valid vs discarded mutants per dataset", "Valid vs discarded",
+           "Fig. 7", ("validity",)),
+    Output(3, "positives", TABLE, "True and false positives", "True vs false positives",
+           "Fig. 8b data"),
+    Output(3, "fig8b", FIGURE, "True vs false positives", "True vs false positives",
+           "Fig. 8b", ("positives",)),
+    Output(3, "grammar_validity", TABLE, "Grammar scores of valid and discarded mutants",
+           "Grammar", "Fig. 8c data"),
+    Output(3, "fig8c", FIGURE, "Grammar scores: valid vs discarded mutants", "Grammar",
+           "Fig. 8c", ("grammar_validity",)),
+)
+# fmt: on
+
 # RQ number -> its outputs, in report order. RQ2-RQ6 add theirs here.
-OUTPUTS: dict[int, tuple[Output, ...]] = {1: RQ1}
+OUTPUTS: dict[int, tuple[Output, ...]] = {1: RQ1 + RQ1_GROUPS, 2: RQ2, 3: RQ3}
 
 
-def outputs(rq: int, kind: str | None = None) -> tuple[Output, ...]:
-    """The outputs of one research question (of one kind), in report order."""
+def outputs(rq: int, kind: str | None = None, part: str | None = "") -> tuple[Output, ...]:
+    """The outputs of one research question (of one kind), in report order: those of the
+    RQ's own rules (``part=""``), of one separately written part, or all (``part=None``)."""
     if rq not in OUTPUTS:
         raise ValueError(f"RQ{rq} has no registered outputs")
-    return tuple(o for o in OUTPUTS[rq] if kind is None or o.kind == kind)
+    return tuple(
+        o
+        for o in OUTPUTS[rq]
+        if (kind is None or o.kind == kind) and (part is None or o.part == part)
+    )
 
 
-def names(rq: int, kind: str | None = None) -> tuple[str, ...]:
-    return tuple(o.name for o in outputs(rq, kind))
+def names(rq: int, kind: str | None = None, part: str | None = "") -> tuple[str, ...]:
+    return tuple(o.name for o in outputs(rq, kind, part))
 
 
-def figure_sources(rq: int) -> tuple[str, ...]:
-    """The tables an RQ's figures are drawn from (sorted, each once)."""
-    return tuple(sorted({t for o in outputs(rq, FIGURE) for t in o.sources}))
+def figure_sources(rq: int, part: str | None = "") -> tuple[str, ...]:
+    """The tables an RQ's figures (of one part) are drawn from (sorted, each once)."""
+    return tuple(sorted({t for o in outputs(rq, FIGURE, part) for t in o.sources}))
 
 
 def get(rq: int, name: str) -> Output:
-    for o in outputs(rq):
+    for o in outputs(rq, part=None):
         if o.name == name:
             return o
     raise KeyError(f"RQ{rq} has no output {name!r}")

@@ -49,4 +49,35 @@ RQ1 = {
     # RQ4.1 (DESIGN §8): the original artifact's hidden count vs the correctly defined cell.
     "artifact_hidden": "57,160 of 336,348",
     "correct_hidden": "89,564 (26.6%)",
+    # Group-level bias, MUTAINT (000) Table 4 (Legal LLMs): groups above their scope's mean.
+    "group_bias": {"gab": "8/16", "gib": "35/76", "gib_vs_gab": "3.3X"},
+}
+
+RQ2 = {
+    # Fig. 8a: Grammarly's weighted mean score, intersectional bias testing.
+    "original_score": 78.73,
+    "mutant_score": 79.50,
+    # error-inducing vs benign inputs, atomic bias testing
+    "bias_inducing_score_atomic": 82.72,
+    "benign_score_atomic": 83.74,
+    "sample": "about 10K originals and 68K valid mutants",
+}
+
+RQ3 = {
+    # RQ3.1, Fig. 7: mutants discarded by the dependency invariant.
+    "discarded_share": 97.58,
+    "valid_share": 2.42,
+    "discarded_of_generated": "129M of 132M",
+    # RQ3.2, Fig. 8b: bias found among discarded (false) vs valid (true) mutants.
+    "false_positives": "7,604,247",
+    "true_positives": "779,224",
+    "false_positive_share": 90.71,
+    "false_positives_intersectional": "6,865,033",
+    "false_positives_atomic": "739,214",
+    # RQ3.3, Fig. 8c: Grammarly scores of valid mutants, originals and discarded mutants.
+    "valid_score": 79.50,
+    "original_score": 78.44,
+    "discarded_score": 73.40,
+    "valid_over_discarded": "up to 8.31%",
+    "sample": "about 10K originals, 68K valid and 67K discarded mutants",
 }

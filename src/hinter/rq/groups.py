@@ -1,0 +1,318 @@
+"""Group-level bias (issue 13 item 8; MUTAINT ``000`` Table 4, Lalor et al. ``003``): error
+rates per attribute class (GAB) and per intersectional class combination (GIB), per model and
+dataset and pooled, with bootstrap intervals, groups above their scope's mean flagged; and a
+heatmap of the intersectional groups. Written by rule ``rq1_groups`` as RQ1 outputs
+(subcategory "Group bias").
+
+The grouping is :mod:`hinter.group_bias` (Fairlearn's ``MetricFrame``): a mutant belongs to the
+classes its pairs swap *to* (``target_class``) — ``British -> Pakistani`` speaks of the class of
+``Pakistani`` — and classes are split into the families their pairings connect, as Table 4's
+fine-grained (R1) and coarse (R2) race groups. Only valid mutants count, so only they are read:
+one (model, dataset) at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from matplotlib.figure import Figure
+
+from hinter import group_bias, io, statistics, tables
+from hinter.plots import heatmap, style
+from hinter.plots.writer import save_figure
+from hinter.rq import outputs
+from hinter.rq.ordering import in_order
+from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
+from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
+from hinter.rq.scores import Bootstrap, interval_text
+
+log = logging.getLogger(__name__)
+
+PART = "groups"
+TABLES = outputs.names(1, outputs.TABLE, PART)
+FIGURES = outputs.names(1, outputs.FIGURE, PART)
+SIDE = "target"  # a mutant's group: the classes it swaps to
+FAMILIES = "pairing"  # split an attribute's classes into the families its pairs connect
+ALL = "All"
+TOTAL = "Total"
+SEP = group_bias.GROUP_SEPARATOR
+COLUMNS = [
+    "doc_id",
+    "order",
+    "attributes",
+    "pair_ids",
+    "valid",
+    "biased",
+    "parents_valid",
+    "parent_biased",
+]
+KEYS = ["model", "dataset", "kind", "scope", "attributes", "group"]
+
+
+def read_valid(files: Sequence[OutcomeFile]) -> pd.DataFrame:
+    """The valid mutants of some outcome files (the columns the groups need), streamed batch
+    by batch: discarded mutants (most of them, in the paper) are never held in memory."""
+    parts = []
+    for f in files:
+        for t in io.iter_batches(f.path, COLUMNS, schema=tables.OUTCOMES):
+            parts.append(t.filter(pc.fill_null(t["valid"], False)))
+    if not parts:
+        return pd.DataFrame(columns=COLUMNS)
+    return pa.concat_tables(parts).to_pandas()
+
+
+def collect(files: Sequence[OutcomeFile], pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per (model, dataset): the groups' table (:func:`hinter.group_bias.group_rates`) and their
+    per-document counts (for the intervals), one (model, dataset) read at a time."""
+    rated, docs = [], []
+    for group in by_model_and_dataset(files):
+        model, dataset = group[0].model, group[0].dataset
+        frame = read_valid(group)
+        if frame.empty:
+            continue
+        t = group_bias.group_rates(frame, pairs, side=SIDE, families=FAMILIES)
+        rated.append(t.assign(model=model, dataset=dataset))
+        d = group_bias.group_document_counts(frame, pairs, side=SIDE)
+        docs.append(d.assign(model=model, dataset=dataset))
+        log.info("%s/%s: %d valid mutants, %d groups", model, dataset, len(frame), len(t))
+    table = pd.concat(rated, ignore_index=True) if rated else pd.DataFrame()
+    counts = pd.concat(docs, ignore_index=True) if docs else pd.DataFrame()
+    return table, counts
+
+
+def with_intervals(table: pd.DataFrame, docs: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
+    """Per (model, dataset) groups and the groups pooled over every model and dataset
+    ("Total"/"All"), each with the interval of its error rate (a bootstrap over original
+    documents; pooled: over (dataset, document), every model's mutants of a document together)."""
+    pooled = group_bias.pool_groups(table.drop(columns=["model", "dataset"]))
+    pooled = pooled.assign(model=TOTAL, dataset=ALL)
+    frames = []
+    for part, by, cluster in (
+        (table, ["model", "dataset"], ("doc_id",)),
+        (pooled, [], ("dataset", "doc_id")),
+    ):
+        keys = [*by, "attributes", "group"]
+        boot_rows = statistics.bootstrap_rates(
+            docs, keys, cluster, boot.resamples, boot.seed, boot.confidence
+        )
+        boot_rows = boot_rows[boot_rows["rate"] == "error_rate"][[*keys, "low", "high"]]
+        merged = part.merge(boot_rows, on=keys, how="left", validate="one_to_one")
+        frames.append(merged)
+    return pd.concat(frames, ignore_index=True)
+
+
+def group_table(
+    files: Sequence[OutcomeFile],
+    pairs: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    boot: Bootstrap,
+) -> Table:
+    """The ``group_bias`` table: every group's error rate with its interval and flag, per model
+    and dataset and pooled; its Markdown shows Table 4 (biased groups per scope) pooled and per
+    model and dataset, and the pooled groups."""
+    table, docs = collect(files, pairs)
+    title = "Group-level bias — error rates per attribute class and class combination"
+    caption = prose(
+        f"""Error rate of a group = bias-inducing valid mutants / valid mutants (with a known
+        outcome) whose pairs swap to the group's classes (GAB: one attribute's class; GIB: a
+        combination of classes of two or three attributes). A group is biased when its rate is
+        above the unweighted mean of its scope's groups (MUTAINT's GAB/GIB); a scope is an
+        attribute, or a combination, split into the class families its pairs connect. Parity
+        gap = share of the scope's mutants × |group rate − scope rate| (Lalor et al.).
+        {100 * boot.confidence:g}% intervals from {boot.resamples} bootstrap resamples over
+        original documents. Per (model, dataset) groups are in the CSV."""
+    )
+    if table.empty:
+        csv = pd.DataFrame(columns=_csv_columns([]))
+        return Table(csv, document(title, caption, "No valid mutants with a known outcome.\n"))
+    full = with_intervals(table, docs, boot)
+    attributes = sorted(group_bias.class_columns(table, ["model", "dataset"]))
+    full = in_order(
+        full,
+        {"model": [*models, TOTAL], "dataset": [*datasets, ALL], "kind": ["GAB", "GIB"]},
+        then=["scope", "group"],
+    )
+    csv = full.rename(
+        columns={
+            "error_rate": "error_rate_pct",
+            "scope_mean": "scope_mean_pct",
+            "scope_rate": "scope_rate_pct",
+        }
+    )
+    for c in ("error_rate_pct", "scope_mean_pct", "scope_rate_pct", "low", "high"):
+        csv[c] = 100 * csv[c]
+    csv = csv[_csv_columns(attributes)]
+
+    summary = group_bias.group_summary(full, ["model", "dataset"], examples=8)
+    summary = in_order(summary, {"model": [TOTAL, *models], "dataset": [ALL, *datasets]})
+    pooled_summary = summary[summary["model"] == TOTAL]
+    per_run = summary[summary["model"] != TOTAL]
+    sections = [
+        "## All models and datasets (MUTAINT Table 4)\n",
+        markdown_table(_summary_md(pooled_summary), right=["Avg. (%)", "X/Y"]),
+        "## Groups, all models and datasets\n",
+        markdown_table(
+            _groups_md(csv[csv["model"] == TOTAL]),
+            right=["Mutants", "Errors", "Error rate (%)", "Parity gap"],
+        ),
+        "## Per model and dataset\n",
+        markdown_table(_summary_md(per_run, with_run=True), right=["Avg. (%)", "X/Y"]),
+    ]
+    return Table(csv, document(title, caption, "\n".join(sections)))
+
+
+def _csv_columns(attributes: Sequence[str]) -> list[str]:
+    return [
+        *KEYS,
+        *attributes,
+        "decided",
+        "errors",
+        "error_rate_pct",
+        "low",
+        "high",
+        "scope_rate_pct",
+        "scope_mean_pct",
+        "above_mean",
+        "parity_gap",
+        "fairness_violation",
+    ]
+
+
+def _summary_md(summary: pd.DataFrame, with_run: bool = False) -> pd.DataFrame:
+    out = {}
+    if with_run:
+        out["Model"] = [style.name("models", m) for m in summary["model"]]
+        out["Dataset"] = [style.name("datasets", d) for d in summary["dataset"]]
+    out.update(
+        {
+            "Kind": summary["kind"],
+            "Scope": summary["scope"],
+            "Avg. (%)": summary["mean_rate"].map(percent),
+            "X/Y": [
+                f"{b}/{g}" for b, g in zip(summary["biased_groups"], summary["groups"], strict=True)
+            ],
+            "Biased groups (highest rate first)": summary["examples"],
+        }
+    )
+    return pd.DataFrame(out)
+
+
+def _groups_md(rows: pd.DataFrame) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "Kind": rows["kind"],
+            "Scope": rows["scope"],
+            "Group": rows["group"],
+            "Mutants": rows["decided"].astype(str),
+            "Errors": rows["errors"].astype(str),
+            "Error rate (%)": [
+                interval_text(v, lo, hi)
+                for v, lo, hi in zip(rows["error_rate_pct"], rows["low"], rows["high"], strict=True)
+            ],
+            "Above mean": rows["above_mean"].map(lambda v: "yes" if v else "no"),
+            "Parity gap": rows["parity_gap"].map(lambda v: f"{v:.4f}"),
+        }
+    )
+
+
+def build_tables(files, pairs, models, datasets, boot) -> dict[str, Table]:
+    builders = {"group_bias": lambda: group_table(files, pairs, models, datasets, boot)}
+    return {name: builders[name]() for name in TABLES}
+
+
+def write_tables(
+    files: Sequence[OutcomeFile],
+    pairs_path: str | Path,
+    out_dir: str | Path,
+    *,
+    datasets: Sequence[str],
+    boot: Bootstrap,
+) -> list[Path]:
+    """Write the group tables to ``out_dir``; the paths."""
+    pairs = io.read_parquet(
+        pairs_path, columns=["pair_id", "attribute", "source_class", "target_class"]
+    ).to_pandas()
+    models = list(dict.fromkeys(f.model for f in files))
+    present = [d for d in datasets if d in {f.dataset for f in files}]
+    written: list[Path] = []
+    for name, table in build_tables(files, pairs, models, present, boot).items():
+        written += write_table(table, Path(out_dir) / name, outputs.get(1, name).extensions)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# The heatmap, drawn from the table's CSV
+
+
+def heatmap_figure(table: pd.DataFrame) -> Figure:
+    """One panel per two-attribute scope, every model and dataset pooled: a cell per class
+    pair coloured by its error rate, biased groups (above the scope's mean) starred."""
+    pooled = table[(table["model"] == TOTAL) & (table["kind"] == "GIB")]
+    names = family_names(table["scope"])
+    panels = []
+    for scope, part in pooled.groupby("scope", sort=True):
+        families = scope.split(SEP)
+        if len(families) != 2:
+            continue  # three-attribute scopes have no plane to draw on
+        classes = [g.split(SEP) for g in part["group"]]
+        rows = sorted({c[0] for c in classes})
+        cols = sorted({c[1] for c in classes})
+        values = np.full((len(rows), len(cols)), np.nan)
+        flags = np.zeros((len(rows), len(cols)), dtype=bool)
+        for (a, b), rate, flag in zip(
+            classes, part["error_rate_pct"], part["above_mean"], strict=True
+        ):
+            values[rows.index(a), cols.index(b)] = rate
+            flags[rows.index(a), cols.index(b)] = bool(flag)
+        panels.append(
+            heatmap.Heatmap(
+                title=f"{names[families[0]]} × {names[families[1]]}",
+                rows=rows,
+                cols=cols,
+                values=values,
+                flags=flags,
+                ylabel=names[families[0]],
+                xlabel=names[families[1]],
+            )
+        )
+    with style.context():
+        return heatmap.panels(panels, label="Error rate (%)")
+
+
+def family_names(scopes) -> dict[str, str]:
+    """Short names of class families: the attribute's display name, numbered when its
+    classes form several families (``race[african/...]`` -> "Race 1", as Table 4's R1)."""
+    families = sorted({f for scope in set(scopes) for f in str(scope).split(SEP)})
+    by_attribute: dict[str, list[str]] = {}
+    for f in families:
+        by_attribute.setdefault(f.partition("[")[0], []).append(f)
+    out = {}
+    for attribute, members in by_attribute.items():
+        name = style.name("attributes", attribute)
+        for i, f in enumerate(members, 1):
+            out[f] = name if len(members) == 1 else f"{name} {i}"
+    return out
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
+    builders = {"fig_groups": lambda: heatmap_figure(tables["group_bias"])}
+    return {name: builders[name]() for name in FIGURES}
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Draw the group heatmap from the ``group_bias`` table; write PDF and PNG."""
+    written: list[Path] = []
+    tables = {
+        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
+        for n in outputs.figure_sources(1, PART)
+    }
+    for name, fig in build_figures(tables).items():
+        written += save_figure(fig, Path(out_dir) / name, outputs.get(1, name).extensions)
+    return written

@@ -1,0 +1,145 @@
+"""RQ2 grammatical validity (DESIGN §3): paper Fig. 8a and its table, under ``results/<run>/rq2/``.
+
+Grammar scores of originals vs valid mutants, atomic vs intersectional, bias-inducing vs benign,
+pooled over every grammar run's balanced sample (:mod:`hinter.grammaticality`), with bootstrap
+intervals over original documents and paired comparisons (:mod:`hinter.rq.scores`). The figure
+is drawn from the table's CSV file, so every number is computed once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from hinter.plots import grouped, style
+from hinter.plots.writer import save_figure
+from hinter.rq import outputs, paper, scores
+from hinter.rq.render import Table, prose, write_table
+from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, Bootstrap, ScoreFile
+
+TABLES = outputs.names(2, outputs.TABLE)
+FIGURES = outputs.names(2, outputs.FIGURE)
+ORIGINAL, MUTANT = "original", "valid mutant"
+INPUTS = (ORIGINAL, MUTANT)
+
+CAPTION = prose(
+    """Grammar scores (100 · (1 − counted issues / words), pooled over the texts: a
+    word-weighted mean) of the sampled originals and their valid mutants, per mutation kind and
+    outcome (bias-inducing for the model that labelled the sample, or benign), with
+    {confidence} bootstrap intervals over original documents ({resamples} resamples). Each
+    comparison is a paired difference of pooled scores (this row − the named group) with its
+    interval; significant = the interval excludes 0. Originals are bias-inducing when at
+    least one of their valid mutants of that kind is."""
+) + prose(
+    f""" Paper (Grammarly): originals {paper.RQ2["original_score"]:.2f}% vs valid mutants
+    {paper.RQ2["mutant_score"]:.2f}% (intersectional); bias-inducing
+    {paper.RQ2["bias_inducing_score_atomic"]:.2f} vs benign {paper.RQ2["benign_score_atomic"]:.2f}
+    (atomic)."""
+)
+
+
+def selections(frame: pd.DataFrame) -> dict[tuple[str, str], pd.Series]:
+    """(input, outcome) -> the rows of that group (mutants: valid ones only)."""
+    inputs = {
+        ORIGINAL: frame["kind"] == "original",
+        MUTANT: (frame["kind"] == "mutant") & frame["valid"].astype("boolean").fillna(False),
+    }
+    return {(i, o): inputs[i] & scores.outcome_mask(frame, o) for i in INPUTS for o in OUTCOMES}
+
+
+def grammar_scores(frame: pd.DataFrame, boot: Bootstrap) -> Table:
+    """Fig. 8a's data: every (mutation, input, outcome) group's score, with comparisons of
+    valid mutants with their originals and of bias-inducing with benign texts."""
+    groups = selections(frame)
+    table = scores.score_rows(frame, groups, boot)
+    pairs = [
+        ((MUTANT, ALL), (ORIGINAL, ALL)),
+        ((ORIGINAL, BIAS), (ORIGINAL, BENIGN)),
+        ((MUTANT, BIAS), (MUTANT, BENIGN)),
+    ]
+    diffs = scores.compare(frame, groups, pairs, boot)
+    title = "Fig. 8a — grammar scores of originals and valid mutants"
+    return scores.score_table(table, diffs, boot, INPUTS, title, CAPTION)
+
+
+def build_tables(frame: pd.DataFrame, boot: Bootstrap) -> dict[str, Table]:
+    builders = {"grammar_scores": lambda: grammar_scores(frame, boot)}
+    return {name: builders[name]() for name in TABLES}
+
+
+def write_tables(files: Sequence[ScoreFile], out_dir: str | Path, boot: Bootstrap) -> list[Path]:
+    """Write every RQ2 table to ``out_dir``; the paths."""
+    frame = scores.read_scores(files)
+    written: list[Path] = []
+    for name, table in build_tables(frame, boot).items():
+        written += write_table(table, Path(out_dir) / name, outputs.get(2, name).extensions)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 8a, drawn from the table's CSV
+
+
+def score_figure(
+    table: pd.DataFrame, inputs: Sequence[str], colors: Mapping[str, str], names: Mapping[str, str]
+) -> Figure:
+    """One panel per mutation kind: a group of bars per outcome, a bar per input, with the
+    intervals as error bars."""
+    panels = []
+    kinds = scores.mutation_order(table["mutation"]) if len(table) else ["atomic", "intersectional"]
+    for letter, kind in zip("abcdefgh", kinds, strict=False):
+        part = table[table["mutation"] == kind]
+        series = {}
+        for i in inputs:
+            rows = part[part["input"] == i].set_index("outcome")
+            series[i] = [
+                tuple(
+                    float(rows.loc[o, c]) if o in rows.index else float("nan")
+                    for c in ("score_pct", "low", "high")
+                )
+                for o in OUTCOMES
+            ]
+        panels.append(
+            grouped.Groups(
+                title=f"({letter}) {style.name('kinds', kind)}",
+                groups=[o.capitalize() for o in OUTCOMES],
+                series=series,
+                colors=colors,
+                names=names,
+                ylabel="Grammar score (%)",
+                limits=(0.0, 100.0),
+            )
+        )
+    with style.context():
+        return grouped.panels(panels)
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
+    builders = {
+        "fig8a": lambda: score_figure(
+            tables["grammar_scores"],
+            INPUTS,
+            {ORIGINAL: style.color("inputs", "original"), MUTANT: style.color("inputs", "mutant")},
+            {ORIGINAL: "Original", MUTANT: "Valid mutant"},
+        )
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
+    return {
+        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
+        for n in names
+    }
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Draw Fig. 8a from the RQ2 table in ``tables_dir``; write PDF and PNG to ``out_dir``."""
+    written: list[Path] = []
+    tables = read_tables(tables_dir, outputs.figure_sources(2))
+    for name, fig in build_figures(tables).items():
+        written += save_figure(fig, Path(out_dir) / name, outputs.get(2, name).extensions)
+    return written

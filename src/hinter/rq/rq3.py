@@ -1,0 +1,750 @@
+"""RQ3 the dependency invariant (DESIGN §3): paper Figs. 7, 8b, 8c and their tables, under
+``results/<run>/rq3/``.
+
+- ``validity`` / Fig. 7 (RQ3.1): valid vs discarded mutants per dataset, all / intersectional /
+  atomic. Counts are the validity summaries'; intervals come from the per-document counts of
+  the validity shards (joined to the mutant shards for the documents), which must add up to the
+  summaries;
+- ``positives`` / Fig. 8b (RQ3.2): bias found among valid mutants (true positives) vs among
+  discarded ones (false positives: found without the invariant), from the outcomes. Discarded
+  mutants have outcomes only when the run predicted them (``invariant.keep_discarded``); when
+  none were, the table says so instead of showing zeros;
+- ``grammar_validity`` / Fig. 8c (RQ3.3): grammar scores of originals, valid and discarded
+  mutants (:mod:`hinter.rq.scores`).
+
+Every rate has a bootstrap interval over original documents (:mod:`hinter.statistics`, config
+``statistics``); every comparison says whether its difference is significant.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+from matplotlib.figure import Figure
+
+from hinter import io, rates, statistics, tables
+from hinter.errors import DataError
+from hinter.plots import grouped, style
+from hinter.plots.writer import save_figure
+from hinter.rq import outputs, paper, scores
+from hinter.rq.ordering import in_order
+from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
+from hinter.rq.outcomes import kind as kind_of
+from hinter.rq.render import Table, document, markdown_table, prose, write_table
+from hinter.rq.scores import ALL as ALL_OUTCOMES
+from hinter.rq.scores import Bootstrap, ScoreFile
+
+log = logging.getLogger(__name__)
+
+TABLES = outputs.names(3, outputs.TABLE)
+FIGURES = outputs.names(3, outputs.FIGURE)
+ALL = "All"  # pooled datasets / tracks
+TOTAL = "Total"  # pooled models
+EVERY = "all"  # every mutation kind pooled
+CLUSTER = ("dataset", "doc_id")
+ORIGINAL, VALID, DISCARDED = "original", "valid mutant", "discarded mutant"
+PAPER = paper.RQ3
+
+
+@dataclass(frozen=True)
+class ValidityShard:
+    """The mutants and validity files of one (track, dataset, suite, shard)."""
+
+    track: str
+    dataset: str
+    suite: str
+    mutants: Path
+    validity: Path
+
+
+@dataclass(frozen=True)
+class ValiditySummary:
+    """The validity summary of one (track, dataset) (``hinter.invariant.summarise``)."""
+
+    track: str
+    dataset: str
+    path: Path
+
+
+VALIDITY_COLUMNS = [
+    "dataset",
+    "track",
+    "mutation",
+    "generated",
+    "valid",
+    "discarded",
+    "discarded_pct",
+    "low",
+    "high",
+    "documents",
+    "vs_atomic_pct",
+    "vs_atomic_low",
+    "vs_atomic_high",
+    "vs_atomic_p_value",
+    "vs_atomic_significant",
+]
+_PCT = [
+    f"{n}_pct{s}"
+    for n in ("error_rate", "discarded_error_rate", "false_positive_share", "difference")
+    for s in ("", "_low", "_high")
+]
+POSITIVE_COLUMNS = [
+    "model",
+    "dataset",
+    "mutation",
+    "generated",
+    "decided",
+    "true_positives",
+    "discarded",
+    "discarded_decided",
+    "false_positives",
+    "predicted_discarded",
+    *_PCT,
+    "significant",
+]
+
+
+def _empty(columns: Sequence[str], title: str, text: str) -> Table:
+    return Table(pd.DataFrame(columns=list(columns)), document(title, "", f"{text}\n"))
+
+
+def _order(suite: str) -> int:
+    return len(suite.partition("-")[2].split("+"))
+
+
+def _mutation_order(kinds) -> list[str]:
+    return [EVERY, *scores.mutation_order([k for k in kinds if k != EVERY])]
+
+
+def _boot_words(boot: Bootstrap) -> str:
+    return f"{100 * boot.confidence:g}% intervals from {boot.resamples} bootstrap resamples"
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 7: valid vs discarded mutants
+
+
+def document_validity(shards: Sequence[ValidityShard]) -> pd.DataFrame:
+    """Generated and valid mutants (role = mutant) per (track, dataset, suite, doc_id), one
+    shard at a time; a validity file that does not list its mutants file's rows is an error."""
+    parts = []
+    for s in shards:
+        mutants = pq.read_table(s.mutants, columns=["mutant_id", "doc_id", "role"])
+        validity = io.read_parquet(s.validity, tables.VALIDITY, columns=["mutant_id", "valid"])
+        if mutants.num_rows != validity.num_rows or not mutants["mutant_id"].equals(
+            validity["mutant_id"]
+        ):
+            raise DataError(
+                f"{s.validity}: does not list the mutants of {s.mutants} row by row "
+                "(rerun the invariant)"
+            )
+        frame = pd.DataFrame(
+            {
+                "doc_id": mutants["doc_id"].to_numpy(zero_copy_only=False),
+                "mutant": (mutants["role"].to_numpy(zero_copy_only=False) == "mutant"),
+                "valid": validity["valid"].to_numpy(zero_copy_only=False).astype(bool),
+            }
+        )
+        frame = frame[frame["mutant"]]
+        counts = frame.groupby("doc_id", sort=True)["valid"].agg(["size", "sum"]).reset_index()
+        counts.columns = ["doc_id", "generated", "valid"]
+        parts.append(counts.assign(track=s.track, dataset=s.dataset, suite=s.suite))
+    columns = ["track", "dataset", "suite", "doc_id", "generated", "valid"]
+    if not parts:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(parts, ignore_index=True)[columns]
+
+
+def read_summaries(summaries: Sequence[ValiditySummary]) -> pd.DataFrame:
+    """The per-suite rows of every validity summary (not its "all" row)."""
+    frames = []
+    for s in summaries:
+        if not Path(s.path).exists():
+            raise DataError(f"{s.path}: file not found")
+        frame = pd.read_csv(s.path, dtype={"suite": str}, keep_default_na=False)
+        missing = {"suite", "generated", "valid"} - set(frame.columns)
+        if missing:
+            raise DataError(f"{s.path}: not a validity summary (no {sorted(missing)[0]} column)")
+        frame = frame[frame["suite"] != "all"]
+        frames.append(
+            frame[["suite", "generated", "valid"]].assign(track=s.track, dataset=s.dataset)
+        )
+    if not frames:
+        return pd.DataFrame(columns=["track", "dataset", "suite", "generated", "valid"])
+    return pd.concat(frames, ignore_index=True)
+
+
+def check_against_summaries(docs: pd.DataFrame, summaries: pd.DataFrame) -> None:
+    """The per-document counts add up to the validity summaries, suite by suite."""
+    keys = ["track", "dataset", "suite"]
+    got = docs.groupby(keys, sort=True)[["generated", "valid"]].sum()
+    want = summaries.set_index(keys)[["generated", "valid"]].sort_index()
+    got = got.reindex(want.index, fill_value=0)
+    bad = (got != want).any(axis=1)
+    if bad.any():
+        key = bad[bad].index[0]
+        raise DataError(
+            f"validity summary of {key[0]}/{key[1]}: suite {key[2]} has "
+            f"{want.loc[key, 'generated']} mutants ({want.loc[key, 'valid']} valid) but its "
+            f"validity shards {got.loc[key, 'generated']} ({got.loc[key, 'valid']} valid)"
+        )
+
+
+def _views(frame: pd.DataFrame, counts: Sequence[str]) -> pd.DataFrame:
+    """The rows at every pooling level: per (dataset, track), per dataset over tracks, over
+    everything; each per mutation kind and with every kind pooled (``all``)."""
+    parts = []
+    for by_kind in (True, False):
+        base = frame if by_kind else frame.assign(mutation=EVERY)
+        for dataset_all, track_all in ((False, False), (False, True), (True, True)):
+            view = base.assign(
+                **({"dataset_label": ALL} if dataset_all else {"dataset_label": base["dataset"]}),
+                **({"track": ALL} if track_all else {}),
+            )
+            parts.append(view)
+    out = pd.concat(parts, ignore_index=True)
+    keys = ["dataset_label", "track", "mutation", "dataset", "doc_id"]
+    return out.groupby(keys, sort=True)[list(counts)].sum().reset_index()
+
+
+def _kind_comparison(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
+    """Intersectional vs atomic discarded share per (dataset, track): the difference, its
+    interval, p-value and significance (:func:`hinter.statistics.compare_rates`, paired by
+    document), on the intersectional rows."""
+    by = ["dataset_label", "track"]
+    a = view[view["mutation"] == "intersectional"]
+    b = view[view["mutation"] == "atomic"]
+    columns = [
+        *by,
+        "mutation",
+        "vs_atomic_pct",
+        "vs_atomic_low",
+        "vs_atomic_high",
+        "vs_atomic_p_value",
+        "vs_atomic_significant",
+    ]
+    if a.empty or b.empty:
+        return pd.DataFrame(columns=columns)
+    c = statistics.compare_rates(a, b, by, CLUSTER, boot.resamples, boot.seed, boot.confidence)
+    c = c[c["rate"] == "valid_share"]
+    # the discarded share is 1 - the valid share: its difference is the valid one's negated
+    return pd.DataFrame(
+        {
+            "dataset_label": c["dataset_label"],
+            "track": c["track"],
+            "mutation": "intersectional",
+            "vs_atomic_pct": -100 * c["difference"],
+            "vs_atomic_low": -100 * c["high"],
+            "vs_atomic_high": -100 * c["low"],
+            "vs_atomic_p_value": c["p_value"],
+            "vs_atomic_significant": c["significant"].astype("boolean"),
+        }
+    )[columns]
+
+
+def validity(
+    docs: pd.DataFrame, summaries: pd.DataFrame, datasets: Sequence[str], boot: Bootstrap
+) -> Table:
+    """Fig. 7's data: generated, valid and discarded mutants and the discarded share, with its
+    interval, per (dataset, track) and pooled, per mutation kind and all kinds."""
+    check_against_summaries(docs, summaries)
+    if docs.empty:
+        return _empty(VALIDITY_COLUMNS, "Fig. 7 — valid vs discarded mutants", "No mutants.")
+    frame = docs.assign(mutation=[kind_of(_order(s), 2) for s in docs["suite"]])
+    frame = (
+        frame.groupby(["track", "dataset", "mutation", "doc_id"], sort=True)[["generated", "valid"]]
+        .sum()
+        .reset_index()
+    )
+    view = _views(frame, ["generated", "valid"])
+    for column in statistics.RATE_INPUTS:
+        if column not in view.columns:
+            view[column] = 0
+    by = ["dataset_label", "track", "mutation"]
+    intervals = statistics.bootstrap_rates(
+        view, by, CLUSTER, boot.resamples, boot.seed, boot.confidence
+    )
+    intervals = intervals[intervals["rate"] == "valid_share"].set_index(by)
+    totals = (
+        view.groupby(by, sort=True)
+        .agg(
+            generated=("generated", "sum"),
+            valid=("valid", "sum"),
+            documents=("doc_id", "size"),
+        )
+        .reset_index()
+    )
+    totals["discarded"] = totals["generated"] - totals["valid"]
+    share = rates.add_rates(
+        totals.assign(errors=0, decided=0, hidden=0, hidden_base=0, hidden_artifact=0)
+    )["valid_share"]
+    found = intervals.reindex(pd.MultiIndex.from_frame(totals[by]))
+    totals["discarded_pct"] = 100 * (1 - share)
+    totals["low"] = 100 * (1 - found["high"].to_numpy())
+    totals["high"] = 100 * (1 - found["low"].to_numpy())
+    totals = totals.merge(_kind_comparison(view, boot), on=by, how="left")
+    totals = totals.rename(columns={"dataset_label": "dataset"})
+    tracks = sorted(set(frame["track"]))
+    totals = in_order(
+        totals,
+        {
+            "dataset": [*datasets, ALL],
+            "track": [*tracks, ALL],
+            "mutation": _mutation_order(totals["mutation"]),
+        },
+    )
+    csv = totals[VALIDITY_COLUMNS]
+    shown = csv[csv["track"] == ALL]
+    md = pd.DataFrame(
+        {
+            "Dataset": [style.name("datasets", d) for d in shown["dataset"]],
+            "Mutation": shown["mutation"],
+            "Generated": shown["generated"].astype(str),
+            "Valid": shown["valid"].astype(str),
+            "Discarded": shown["discarded"].astype(str),
+            "Discarded (%)": [
+                scores.interval_text(v, lo, hi)
+                for v, lo, hi in zip(
+                    shown["discarded_pct"], shown["low"], shown["high"], strict=True
+                )
+            ],
+            "vs atomic": [
+                scores.interval_text(v, lo, hi, signed=True)
+                for v, lo, hi in zip(
+                    shown["vs_atomic_pct"],
+                    shown["vs_atomic_low"],
+                    shown["vs_atomic_high"],
+                    strict=True,
+                )
+            ],
+            "Significant": shown["vs_atomic_significant"].map(scores.significance),
+        }
+    )
+    caption = prose(
+        f"""Mutants (role = mutant, after the mutation caps) that passed the dependency
+        invariant (valid) or failed it (discarded), per dataset with every track pooled (the
+        CSV also has one row per track), with {_boot_words(boot)} over original documents.
+        vs atomic: the intersectional minus the atomic discarded share (percentage points),
+        paired by document, significant when its interval excludes 0.
+        Paper: {PAPER["discarded_share"]:.2f}% of all mutants discarded
+        ({PAPER["discarded_of_generated"]})."""
+    )
+    body = markdown_table(
+        md, right=["Generated", "Valid", "Discarded", "Discarded (%)", "vs atomic"]
+    )
+    return Table(csv, document("Fig. 7 — valid vs discarded mutants", caption, body))
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 8b: true vs false positives
+
+
+def document_positives(files: Sequence[OutcomeFile]) -> pd.DataFrame:
+    """Per (model, dataset, mutation kind, doc_id): every count of :mod:`hinter.rates`, read one
+    (model, dataset) at a time."""
+    parts = []
+    for group in by_model_and_dataset(files):
+        frames = [read_outcomes(f, RATE_COLUMNS) for f in group]
+        frame = pd.concat(frames, ignore_index=True)
+        frame["mutation"] = [kind_of(int(o), 2) for o in frame["order"]]
+        parts.append(statistics.document_counts(frame, by=["model", "dataset", "mutation"]))
+        log.info("%s/%s: %d outcome rows", group[0].model, group[0].dataset, len(frame))
+    if not parts:
+        return pd.DataFrame(columns=["model", "dataset", "mutation", "doc_id", *statistics.COLUMNS])
+    return pd.concat(parts, ignore_index=True)
+
+
+POSITIVE_INPUTS = ("errors", "decided", "false_positives", "discarded_decided")
+
+
+def _positive_rates(totals: pd.DataFrame) -> pd.DataFrame:
+    r = rates.add_invariant_rates(
+        rates.add_rates(
+            totals.assign(generated=0, valid=0, hidden=0, hidden_base=0, hidden_artifact=0)
+        )
+    )
+    return pd.DataFrame(
+        {
+            "error_rate": r["error_rate"],
+            "discarded_error_rate": r["discarded_error_rate"],
+            "false_positive_share": r["false_positive_share"],
+            "difference": r["discarded_error_rate"] - r["error_rate"],
+        }
+    )
+
+
+def positives(
+    docs: pd.DataFrame, models: Sequence[str], datasets: Sequence[str], boot: Bootstrap
+) -> Table:
+    """Fig. 8b's data: true positives (bias-inducing valid mutants) and false positives
+    (bias-inducing discarded ones) per model, dataset and mutation kind, pooled over datasets
+    and models, with the error rates of valid and discarded mutants, their difference, and the
+    share of false positives, each with an interval."""
+    counts = ["generated", "discarded", *POSITIVE_INPUTS]
+    if docs.empty:
+        return _empty(POSITIVE_COLUMNS, "Fig. 8b — true vs false positives", "No outcomes.")
+    parts = []
+    for by_kind in (True, False):
+        base = docs if by_kind else docs.assign(mutation=EVERY)
+        parts += [
+            base.assign(model_label=base["model"], dataset_label=base["dataset"]),
+            base.assign(model_label=base["model"], dataset_label=ALL),
+            base.assign(model_label=TOTAL, dataset_label=ALL),
+        ]
+    view = pd.concat(parts, ignore_index=True)
+    keys = ["model_label", "dataset_label", "mutation"]
+    view = view.groupby([*keys, *CLUSTER], sort=True)[counts].sum().reset_index()
+    boxes = statistics.bootstrap(
+        view,
+        POSITIVE_INPUTS,
+        _positive_rates,
+        keys,
+        CLUSTER,
+        boot.resamples,
+        boot.seed,
+        boot.confidence,
+    )
+    wide = boxes.pivot(index=keys, columns="rate", values=["low", "high"])
+    totals = view.groupby(keys, sort=True)[counts].sum().reset_index()
+    totals = pd.concat([totals, _positive_rates(totals)], axis=1)
+    idx = pd.MultiIndex.from_frame(totals[keys])
+    for name in ("error_rate", "discarded_error_rate", "false_positive_share", "difference"):
+        for end in ("low", "high"):
+            totals[f"{name}_{end}"] = wide[(end, name)].reindex(idx).to_numpy()
+    # discarded mutants without any outcome were not predicted (invariant.keep_discarded:
+    # false): their bias is unknown, not absent
+    unknown = (totals["discarded"] > 0) & (totals["discarded_decided"] == 0)
+    for name in ("discarded_error_rate", "false_positive_share", "difference"):
+        for suffix in ("", "_low", "_high"):
+            totals.loc[unknown, f"{name}{suffix}"] = np.nan
+    significant = (totals["difference_low"] > 0) | (totals["difference_high"] < 0)
+    totals["significant"] = significant.astype("boolean").mask(totals["difference"].isna())
+    totals["predicted_discarded"] = ~unknown
+    totals = totals.rename(
+        columns={"model_label": "model", "dataset_label": "dataset", "errors": "true_positives"}
+    )
+    totals = in_order(
+        totals,
+        {
+            "model": [*models, TOTAL],
+            "dataset": [*datasets, ALL],
+            "mutation": _mutation_order(totals["mutation"]),
+        },
+    )
+    pct = ["error_rate", "discarded_error_rate", "false_positive_share", "difference"]
+    for name in pct:
+        for suffix in ("", "_low", "_high"):
+            totals[f"{name}{suffix}"] = 100 * totals[f"{name}{suffix}"]
+    csv = totals.rename(
+        columns={f"{n}{s}": f"{n}_pct{s}" for n in pct for s in ("", "_low", "_high")}
+    )[POSITIVE_COLUMNS]
+    shown = csv[csv["dataset"] == ALL]
+    none_predicted = len(csv) > 0 and not csv["predicted_discarded"].any()
+
+    def cell(row, name: str) -> str:
+        if not row["predicted_discarded"] and name != "error_rate":
+            return "not predicted"
+        return scores.interval_text(
+            row[f"{name}_pct"],
+            row[f"{name}_pct_low"],
+            row[f"{name}_pct_high"],
+            signed=name == "difference",
+        )
+
+    md = pd.DataFrame(
+        {
+            "Model": [style.name("models", m) for m in shown["model"]],
+            "Mutation": shown["mutation"],
+            "True positives": shown["true_positives"].astype(str),
+            "False positives": [
+                str(fp) if p else "not predicted"
+                for fp, p in zip(
+                    shown["false_positives"], shown["predicted_discarded"], strict=True
+                )
+            ],
+            "FP share (%)": [cell(r, "false_positive_share") for _, r in shown.iterrows()],
+            "Error rate, valid (%)": [cell(r, "error_rate") for _, r in shown.iterrows()],
+            "Error rate, discarded (%)": [
+                cell(r, "discarded_error_rate") for _, r in shown.iterrows()
+            ],
+            "Difference": [cell(r, "difference") for _, r in shown.iterrows()],
+            "Significant": [
+                scores.significance(s) if p else ""
+                for s, p in zip(shown["significant"], shown["predicted_discarded"], strict=True)
+            ],
+        }
+    )
+    caption = prose(
+        f"""True positives = bias-inducing valid mutants; false positives = bias-inducing
+        discarded mutants, i.e. the bias a test without the dependency invariant would also
+        report. FP share = false / (true + false positives); error rates = bias-inducing /
+        mutants with a known outcome, among valid and among discarded mutants; difference =
+        discarded − valid, significant when its interval excludes 0. Pooled over datasets
+        (per-dataset rows in the CSV), with {_boot_words(boot)} over original documents.
+        Paper: {PAPER["false_positives"]} false vs {PAPER["true_positives"]} true positives
+        ({PAPER["false_positive_share"]:.2f}% false)."""
+    )
+    note = ""
+    if none_predicted:
+        note = (
+            prose(
+                """**Discarded mutants were not predicted** in this run
+            (invariant.keep_discarded: false), so false positives cannot be counted: only the
+            true positives are shown. Rerun with invariant.keep_discarded: true to measure
+            them."""
+            )
+            + "\n\n"
+        )
+    body = note + (
+        markdown_table(md, right=list(md.columns[2:-1])) if len(md) else "No outcomes.\n"
+    )
+    return Table(csv, document("Fig. 8b — true vs false positives", caption, body))
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 8c: grammar scores of valid vs discarded mutants
+
+
+def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
+    """Fig. 8c's data: pooled grammar scores of originals, valid and discarded mutants per
+    mutation kind and all kinds pooled; valid mutants compared with their originals, discarded
+    ones with the valid ones."""
+    if len(frame):
+        originals = frame[frame["kind"] == "original"]
+        # every kind pooled: an original sampled for two orders is one text, counted once
+        pooled_originals = originals.drop_duplicates(["model", "dataset", "doc_id"])
+        mutants = frame[frame["kind"] == "mutant"]
+        frame = pd.concat(
+            [frame, pooled_originals.assign(mutation=EVERY), mutants.assign(mutation=EVERY)],
+            ignore_index=True,
+        )
+    is_mutant = frame["kind"] == "mutant"
+    valid = frame["valid"].astype("boolean").fillna(False).astype(bool)
+    groups = {
+        (ORIGINAL, ALL_OUTCOMES): frame["kind"] == "original",
+        (VALID, ALL_OUTCOMES): is_mutant & valid,
+        (DISCARDED, ALL_OUTCOMES): is_mutant & ~valid & frame["valid"].notna(),
+    }
+    table = scores.score_rows(frame, groups, boot)
+    pairs = [
+        ((VALID, ALL_OUTCOMES), (ORIGINAL, ALL_OUTCOMES)),
+        ((DISCARDED, ALL_OUTCOMES), (VALID, ALL_OUTCOMES)),
+    ]
+    diffs = scores.compare(frame, groups, pairs, boot)
+    caption = prose(
+        """Grammar scores (100 · (1 − counted issues / words), pooled: a word-weighted mean) of
+        the sampled originals, valid and discarded mutants, per mutation kind and all kinds
+        pooled ("all"), with {confidence} bootstrap intervals over original documents
+        ({resamples} resamples). Valid mutants are compared with their originals, discarded
+        mutants with the valid ones (paired differences; significant = the interval excludes
+        0). Paper (Grammarly): valid {valid}%, originals {original}%, discarded
+        {discarded}%."""
+    )
+    caption = caption.replace("{valid}", f"{PAPER['valid_score']:.2f}")
+    caption = caption.replace("{original}", f"{PAPER['original_score']:.2f}")
+    caption = caption.replace("{discarded}", f"{PAPER['discarded_score']:.2f}")
+    title = "Fig. 8c — grammar scores of valid vs discarded mutants"
+    out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, caption)
+    if len(out.data):  # "all" first, as Fig. 7 and 8b
+        data = in_order(out.data, {"mutation": _mutation_order(out.data["mutation"])})
+        out = Table(data, out.markdown)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing the tables
+
+
+def build_tables(
+    *,
+    shards: Sequence[ValidityShard],
+    summaries: Sequence[ValiditySummary],
+    outcome_files: Sequence[OutcomeFile],
+    score_files: Sequence[ScoreFile],
+    datasets: Sequence[str],
+    boot: Bootstrap,
+) -> dict[str, Table]:
+    models = list(dict.fromkeys(f.model for f in outcome_files))
+    builders = {
+        "validity": lambda: validity(
+            document_validity(shards), read_summaries(summaries), datasets, boot
+        ),
+        "positives": lambda: positives(document_positives(outcome_files), models, datasets, boot),
+        "grammar_validity": lambda: grammar_validity(scores.read_scores(score_files), boot),
+    }
+    return {name: builders[name]() for name in TABLES}
+
+
+def write_tables(out_dir: str | Path, **inputs) -> list[Path]:
+    """Write every RQ3 table to ``out_dir`` (keyword inputs of :func:`build_tables`)."""
+    written: list[Path] = []
+    for name, table in build_tables(**inputs).items():
+        written += write_table(table, Path(out_dir) / name, outputs.get(3, name).extensions)
+    return written
+
+
+# ---------------------------------------------------------------------------------------------
+# Figures, drawn from the tables' CSV files
+
+
+def _point(row: pd.Series | None, value: str, low: str, high: str) -> grouped.Point:
+    if row is None:
+        return (np.nan, np.nan, np.nan)
+    return (float(row[value]), float(row[low]), float(row[high]))
+
+
+def validity_figure(table: pd.DataFrame) -> Figure:
+    """Fig. 7: valid and discarded shares per dataset (every track pooled), for (a) all
+    mutants, (b) intersectional, (c) atomic ones, with intervals; mutants counted under the
+    bars."""
+    pooled = table[table["track"] == ALL]
+    datasets = list(dict.fromkeys(pooled["dataset"]))
+    colors, names = _validity_style()
+    panels = []
+    kinds = [k for k in (EVERY, "intersectional", "atomic") if k in set(pooled["mutation"])]
+    kinds = kinds or [EVERY]
+    for letter, kind in zip("abc", kinds, strict=False):
+        part = pooled[pooled["mutation"] == kind].set_index("dataset")
+        rows = [part.loc[d] if d in part.index else None for d in datasets]
+        discarded = [_point(r, "discarded_pct", "low", "high") for r in rows]
+        valid = [(100 - v, 100 - h, 100 - lo) for v, lo, h in discarded]
+        title = {EVERY: "All mutants"}.get(kind, style.name("mutations", kind))
+        panels.append(
+            grouped.Groups(
+                title=f"({letter}) {title}",
+                groups=[style.name("datasets", d) for d in datasets],
+                series={"valid": valid, "discarded": discarded},
+                colors=colors,
+                names=names,
+                ylabel="Mutants (%)",
+                limits=(0.0, 100.0),
+                notes=[f"N = {int(r['generated'])}" if r is not None else "" for r in rows],
+            )
+        )
+    with style.context():
+        return grouped.panels(panels)
+
+
+def _validity_style() -> tuple[dict[str, str], dict[str, str]]:
+    keys = ("valid", "discarded")
+    return (
+        {k: style.color("validity", k) for k in keys},
+        {k: style.name("validity", k) for k in keys},
+    )
+
+
+def positives_figure(table: pd.DataFrame) -> Figure:
+    """Fig. 8b: (a) true vs false positives per mutation kind, every model and dataset pooled
+    (log scale); (b) the error rate of valid vs discarded mutants per model, with intervals."""
+    pooled = table[(table["model"] == TOTAL) & (table["dataset"] == ALL)].set_index("mutation")
+    kinds = [k for k in _mutation_order(pooled.index) if k in pooled.index]
+    colors = {k: style.color("positives", k) for k in ("true", "false")}
+    names = {k: style.name("positives", k) for k in ("true", "false")}
+    predicted = bool(table["predicted_discarded"].any()) if len(table) else False
+    counts = {
+        "true": [(float(pooled.loc[k, "true_positives"]), np.nan, np.nan) for k in kinds],
+        "false": [
+            (float(pooled.loc[k, "false_positives"]) if predicted else np.nan, np.nan, np.nan)
+            for k in kinds
+        ],
+    }
+    a = grouped.Groups(
+        title="(a) Bias found",
+        groups=[style.name("mutations", k) for k in kinds],
+        series=counts,
+        colors=colors,
+        names=names,
+        ylabel="Bias-inducing mutants",
+        log=True,
+        digits=0,
+    )
+    per_model = table[(table["dataset"] == ALL) & (table["mutation"] == EVERY)]
+    models = list(per_model["model"])
+    rates_series = {
+        "true": [
+            _point(r, "error_rate_pct", "error_rate_pct_low", "error_rate_pct_high")
+            for _, r in per_model.iterrows()
+        ],
+        "false": [
+            _point(
+                r,
+                "discarded_error_rate_pct",
+                "discarded_error_rate_pct_low",
+                "discarded_error_rate_pct_high",
+            )
+            if predicted
+            else (np.nan,) * 3
+            for _, r in per_model.iterrows()
+        ],
+    }
+    b = grouped.Groups(
+        title="(b) Error rate",
+        groups=[style.name("models", m) for m in models],
+        series=rates_series,
+        colors=colors,
+        names={"true": "Valid mutants", "false": "Discarded mutants"},
+        ylabel="Bias-inducing mutants (%)",
+    )
+    with style.context():
+        return grouped.panels([a, b])
+
+
+def grammar_figure(table: pd.DataFrame) -> Figure:
+    """Fig. 8c: grammar scores of originals, valid and discarded mutants per mutation kind."""
+    kinds = _mutation_order(table["mutation"]) if len(table) else [EVERY]
+    inputs = (ORIGINAL, VALID, DISCARDED)
+    colors = {
+        ORIGINAL: style.color("inputs", "original"),
+        VALID: style.color("validity", "valid"),
+        DISCARDED: style.color("validity", "discarded"),
+    }
+    names = {ORIGINAL: "Original", VALID: "Valid mutant", DISCARDED: "Discarded mutant"}
+    series = {}
+    for i in inputs:
+        rows = table[table["input"] == i].set_index("mutation")
+        series[i] = [
+            _point(rows.loc[k] if k in rows.index else None, "score_pct", "low", "high")
+            for k in kinds
+        ]
+    panel = grouped.Groups(
+        title="Grammar scores",
+        groups=[style.name("mutations", k) for k in kinds],
+        series=series,
+        colors=colors,
+        names=names,
+        ylabel="Grammar score (%)",
+        limits=(0.0, 100.0),
+    )
+    with style.context():
+        return grouped.panels([panel])
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
+    builders = {
+        "fig7": lambda: validity_figure(tables["validity"]),
+        "fig8b": lambda: positives_figure(tables["positives"]),
+        "fig8c": lambda: grammar_figure(tables["grammar_validity"]),
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
+    return {
+        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
+        for n in names
+    }
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Draw Figs. 7, 8b and 8c from the RQ3 tables; write PDF and PNG to ``out_dir``."""
+    written: list[Path] = []
+    tables = read_tables(tables_dir, outputs.figure_sources(3))
+    for name, fig in build_figures(tables).items():
+        written += save_figure(fig, Path(out_dir) / name, outputs.get(3, name).extensions)
+    return written

@@ -1,0 +1,295 @@
+"""RQ3 (Figs. 7, 8b, 8c) from hand-made validity shards, outcomes and grammar scores, checked
+against plain pandas computations; a run without predicted discarded mutants says so; the
+figures' panels and labels; byte-identical rerun."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from oracle_cases import MISSING, TEXT, Suite, add_case
+from rq_runs import Run, make_rich_run
+from score_rows import sample, score_rows
+
+from hinter import io, tables
+from hinter.errors import DataError
+from hinter.grammaticality import SCORES
+from hinter.rq import rq3, scores
+from hinter.rq.scores import Bootstrap, ScoreFile
+
+BOOT = Bootstrap(resamples=200, seed=5, confidence=0.95)
+# (track, dataset) -> documents; a document's mutants are valid unless its index says otherwise
+PLAN = {("encoder", "scotus"): 6, ("encoder", "imdb"): 5, ("llm", "imdb"): 3}
+
+
+def validity_inputs(root: Path) -> tuple[list[rq3.ValidityShard], list[rq3.ValiditySummary]]:
+    """Two shards per (track, dataset, suite): atomic mutants and intersectional mutants (with
+    their atomic parents, role = parent, which are not counted), valid or discarded."""
+    shards, summaries = [], []
+    for (track, dataset), docs in PLAN.items():
+        rows = []
+        for suite in ("atomic-race", "inter-race+gender"):
+            for shard in range(2):
+                s = Suite(suite)
+                for d in range(shard, docs, 2):
+                    doc = f"{dataset}-{d}"
+                    if suite.startswith("atomic"):
+                        s.doc(doc, TEXT)
+                        s.atomic(
+                            doc, "race", "British", "Pakistani", valid=d % 3 == 0, role="mutant"
+                        )
+                        s.atomic(doc, "race", "people", "Pakistanis", valid=False, role="mutant")
+                    else:
+                        add_case(s, doc, False, [False, False], valid=(d + len(track)) % 2 == 0)
+                mutants, validity, _, _ = s.tables()
+                m = root / track / dataset / suite / f"{shard:03d}.mutants.parquet"
+                v = root / track / dataset / suite / f"{shard:03d}.validity.parquet"
+                io.write_parquet(mutants, m, tables.MUTANTS)
+                io.write_parquet(validity, v, tables.VALIDITY)
+                shards.append(rq3.ValidityShard(track, dataset, suite, m, v))
+                frame = mutants.to_pandas().merge(validity.to_pandas(), on="mutant_id")
+                frame = frame[frame["role"] == "mutant"]
+                rows.append(
+                    {"suite": suite, "generated": len(frame), "valid": int(frame["valid"].sum())}
+                )
+        summary = pd.DataFrame(rows).groupby("suite", sort=True).sum().reset_index()
+        summary["order"] = summary["suite"].map(lambda s: 1 if s.startswith("atomic") else 2)
+        path = root / track / dataset / "summary.csv"
+        summary.to_csv(path, index=False)
+        summaries.append(rq3.ValiditySummary(track, dataset, path))
+    return shards, summaries
+
+
+def raw_validity(shards) -> pd.DataFrame:
+    frames = []
+    for s in shards:
+        m = io.read_parquet(s.mutants).to_pandas()
+        v = io.read_parquet(s.validity).to_pandas()
+        f = m.merge(v, on="mutant_id")
+        frames.append(f[f["role"] == "mutant"].assign(track=s.track, dataset=s.dataset))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_validity_table_matches_pandas(tmp_path):
+    shards, summaries = validity_inputs(tmp_path)
+    docs = rq3.document_validity(shards)
+    table = rq3.validity(docs, rq3.read_summaries(summaries), ["scotus", "imdb"], BOOT).data
+    raw = raw_validity(shards)
+    raw["mutation"] = raw["order"].map({1: "atomic", 2: "intersectional"})
+
+    def expected(frame):
+        return 100 * (~frame["valid"]).sum() / len(frame), len(frame), int(frame["valid"].sum())
+
+    checks = {
+        ("imdb", "All", "all"): raw[raw["dataset"] == "imdb"],
+        ("imdb", "llm", "intersectional"): raw[
+            (raw["dataset"] == "imdb")
+            & (raw["track"] == "llm")
+            & (raw["mutation"] == "intersectional")
+        ],
+        ("scotus", "encoder", "atomic"): raw[
+            (raw["dataset"] == "scotus") & (raw["mutation"] == "atomic")
+        ],
+        ("All", "All", "all"): raw,
+        ("All", "All", "atomic"): raw[raw["mutation"] == "atomic"],
+    }
+    rows = table.set_index(["dataset", "track", "mutation"])
+    for key, frame in checks.items():
+        share, generated, valid = expected(frame)
+        row = rows.loc[key]
+        assert (row["generated"], row["valid"]) == (generated, valid), key
+        assert row["discarded"] == generated - valid
+        assert row["discarded_pct"] == pytest.approx(share), key
+        assert row["low"] <= row["discarded_pct"] <= row["high"], key
+    # the pooled dataset row resamples documents: the interval is a real one
+    assert rows.loc[("All", "All", "all"), "low"] < rows.loc[("All", "All", "all"), "high"]
+    # intersectional vs atomic: the difference of the discarded shares, paired by document
+    inter = rows.loc[("All", "All", "intersectional")]
+    atomic_share = expected(raw[raw["mutation"] == "atomic"])[0]
+    inter_share = expected(raw[raw["mutation"] == "intersectional"])[0]
+    assert inter["vs_atomic_pct"] == pytest.approx(inter_share - atomic_share)
+    assert inter["vs_atomic_low"] <= inter["vs_atomic_pct"] <= inter["vs_atomic_high"]
+    assert 0 < inter["vs_atomic_p_value"] <= 1
+    assert pd.isna(rows.loc[("All", "All", "atomic"), "vs_atomic_pct"])
+    # rows in the configured dataset order, pooled last; "all" first within a dataset
+    assert list(dict.fromkeys(table["dataset"])) == ["scotus", "imdb", "All"]
+    assert table["mutation"].iloc[0] == "all"
+
+
+def test_validity_shards_must_add_up_to_the_summaries(tmp_path):
+    shards, summaries = validity_inputs(tmp_path)
+    docs = rq3.document_validity(shards)
+    wrong = rq3.read_summaries(summaries)
+    wrong.loc[0, "valid"] += 1
+    with pytest.raises(DataError, match=r"validity summary of .* has"):
+        rq3.validity(docs, wrong, ["scotus", "imdb"], BOOT)
+    # a validity file that does not list its mutants row by row
+    s = shards[0]
+    v = io.read_parquet(s.validity)
+    io.write_parquet(v.slice(1), s.validity, tables.VALIDITY)
+    with pytest.raises(DataError, match="does not list the mutants"):
+        rq3.document_validity([s])
+
+
+def _outcome_rows(files) -> pd.DataFrame:
+    return pd.concat(
+        [
+            io.read_parquet(f.path).to_pandas().assign(model=f.model, dataset=f.dataset)
+            for f in files
+        ],
+        ignore_index=True,
+    )
+
+
+def test_positives_match_pandas(tmp_path):
+    run = make_rich_run(tmp_path)
+    files = run.outcome_files
+    docs = rq3.document_positives(files)
+    table = rq3.positives(docs, ["bert", "llama"], ["scotus", "imdb", "ecthr_a"], BOOT).data
+    raw = _outcome_rows(files)
+    known = raw["biased"].notna()
+    biased = raw["biased"].fillna(False).astype(bool)
+    tp = int((raw["valid"] & biased).sum())
+    fp = int((~raw["valid"] & biased).sum())
+    assert fp >= 1  # the rich run has a bias-inducing discarded mutant
+    total = table.set_index(["model", "dataset", "mutation"]).loc[("Total", "All", "all")]
+    assert (total["true_positives"], total["false_positives"]) == (tp, fp)
+    assert total["decided"] == int((raw["valid"] & known).sum())
+    assert total["discarded_decided"] == int((~raw["valid"] & known).sum())
+    assert total["false_positive_share_pct"] == pytest.approx(100 * fp / (tp + fp), abs=1e-9)
+    assert total["error_rate_pct"] == pytest.approx(
+        100 * tp / (raw["valid"] & known).sum(), abs=1e-9
+    )
+    assert bool(total["predicted_discarded"])
+    lo, hi = total["false_positive_share_pct_low"], total["false_positive_share_pct_high"]
+    assert lo <= total["false_positive_share_pct"] <= hi
+    # per model, pooled over datasets, and per (model, dataset) rows
+    bert = raw[(raw["model"] == "bert") & (raw["order"] >= 2)]
+    row = table.set_index(["model", "dataset", "mutation"]).loc[("bert", "All", "intersectional")]
+    assert row["true_positives"] == int((bert["valid"] & bert["biased"].fillna(False)).sum())
+    assert {"scotus", "imdb", "ecthr_a", "All"} <= set(table["dataset"])
+
+
+def test_positives_without_predicted_discarded_mutants_say_so(tmp_path):
+    """invariant.keep_discarded: false — discarded mutants have no outcome: no false positives
+    are counted, and the table and figure say so instead of showing zeros."""
+    run = Run(tmp_path)
+    s = Suite("atomic-race")
+    for d in range(4):
+        doc = f"imdb-{d}"
+        s.doc(doc, TEXT, pred=(0,))
+        s.atomic(doc, "race", "British", "Pakistani", pred=(1,) if d % 2 else (0,), role="mutant")
+        s.atomic(doc, "race", "people", "Pakistanis", valid=False, pred=MISSING, role="mutant")
+    run.add("bert", "imdb", "atomic-race", [s])
+    docs = rq3.document_positives(run.outcome_files)
+    out = rq3.positives(docs, ["bert"], ["imdb"], BOOT)
+    total = out.data.set_index(["model", "dataset", "mutation"]).loc[("Total", "All", "all")]
+    assert not bool(total["predicted_discarded"]) and total["discarded"] == 4
+    assert total["true_positives"] == 2 and pd.isna(total["false_positive_share_pct"])
+    assert "Discarded mutants were not predicted" in out.markdown
+    assert "not predicted" in out.markdown.split("| Model")[1]
+    fig = rq3.positives_figure(out.data)
+    assert [ax.get_title(loc="left") for ax in fig.axes] == ["(a) Bias found", "(b) Error rate"]
+
+
+def test_grammar_validity_matches_pandas(tmp_path):
+    files = []
+    for model, dataset, seed in (("bert", "scotus", 1), ("llama", "imdb", 2)):
+        path = tmp_path / f"{model}-{dataset}.parquet"
+        io.write_parquet(score_rows(sample(seed)), path, SCORES)
+        files.append(ScoreFile(model, dataset, path))
+    out = rq3.grammar_validity(scores.read_scores(files), BOOT)
+    raw = pd.concat([io.read_parquet(f.path).to_pandas().assign(model=f.model) for f in files])
+
+    def pooled(frame):
+        return 100 * (1 - frame["issues"].sum() / frame["words"].sum())
+
+    rows = out.data.set_index(["mutation", "input"])
+    mutants = raw[raw["kind"] == "mutant"]
+    valid, discarded = mutants[mutants["valid"] == True], mutants[mutants["valid"] == False]  # noqa: E712
+    originals = raw[raw["kind"] == "original"].drop_duplicates(["model", "doc_id"])
+    assert rows.loc[("all", "valid mutant"), "score_pct"] == pytest.approx(pooled(valid), abs=1e-4)
+    assert rows.loc[("all", "discarded mutant"), "score_pct"] == pytest.approx(
+        pooled(discarded), abs=1e-4
+    )
+    assert rows.loc[("all", "original"), "score_pct"] == pytest.approx(pooled(originals), abs=1e-4)
+    # an original sampled for both orders is one text in "all"
+    assert rows.loc[("all", "original"), "texts"] == len(originals)
+    d = rows.loc[("all", "discarded mutant")]
+    assert d["compared_with"] == "valid mutant all"
+    assert d["difference"] == pytest.approx(pooled(discarded) - pooled(valid), abs=1e-4)
+    inter = raw[(raw["order"] == 2) & (raw["kind"] == "mutant") & (raw["valid"] == False)]  # noqa: E712
+    assert rows.loc[("intersectional", "discarded mutant"), "score_pct"] == pytest.approx(
+        pooled(inter), abs=1e-4
+    )
+    fig = rq3.grammar_figure(out.data)
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["All", "Atomic", "Intersectional"]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == [
+        "Original",
+        "Valid mutant",
+        "Discarded mutant",
+    ]
+
+
+def test_rq3_writes_every_table_and_figure_and_reruns_identically(tmp_path):
+    shards, summaries = validity_inputs(tmp_path / "v")
+    run = make_rich_run(tmp_path / "run")
+    path = tmp_path / "scores.parquet"
+    io.write_parquet(score_rows(sample(4)), path, SCORES)
+    inputs = dict(
+        shards=shards,
+        summaries=summaries,
+        outcome_files=run.outcome_files,
+        score_files=[ScoreFile("bert", "imdb", path)],
+        datasets=["scotus", "imdb"],
+        boot=BOOT,
+    )
+    out = tmp_path / "rq3"
+    written = rq3.write_tables(out, **inputs) + rq3.write_figures(out, out)
+    names = {p.name for p in written}
+    assert names == {f"{n}.{e}" for n in rq3.TABLES for e in ("csv", "md", "html")} | {
+        f"{n}.{e}" for n in rq3.FIGURES for e in ("pdf", "png")
+    }
+    first = {p: p.read_bytes() for p in written}
+    rq3.write_tables(out, **inputs)
+    rq3.write_figures(out, out)
+    assert {p: p.read_bytes() for p in written} == first
+    fig = rq3.validity_figure(pd.read_csv(out / "validity.csv"))
+    assert [ax.get_title(loc="left") for ax in fig.axes] == [
+        "(a) All mutants",
+        "(b) Intersectional",
+        "(c) Atomic",
+    ]
+    assert [t.get_text().split("\n")[0] for t in fig.axes[0].get_xticklabels()] == [
+        "SCOTUS",
+        "IMDB",
+        "All datasets",
+    ]
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["Valid", "Discarded"]
+
+
+def test_rq2_rq3_and_group_captions_quote_the_papers_numbers(repo):
+    """The report's captions quote the paper as printed (two decimals) and the run's config."""
+    import jinja2
+
+    from hinter.config import load_yaml, validate_config
+    from hinter.rq import captions, outputs
+
+    config = validate_config(load_yaml(repo / "config" / "demo.yaml"))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+
+    def render(rq: int, name: str) -> str:
+        template = (repo / "workflow" / "report" / outputs.get(rq, name).caption).read_text()
+        snakemake = type("Snakemake", (), {"params": captions.params(rq, config)})
+        return env.from_string(template).render(snakemake=snakemake)
+
+    assert "97.58%" in render(3, "validity") and "129M of 132M" in render(3, "fig7")
+    positives = render(3, "positives")
+    assert "7,604,247" in positives and "90.71%" in positives
+    assert "predicted too (invariant.keep_discarded: true)" in positives
+    assert "73.40%" in render(3, "grammar_validity") and "79.50%" in render(3, "fig8c")
+    grammar = render(2, "grammar_scores")
+    assert "78.73%" in grammar and "harper" in grammar and "1000 resamples" in grammar
+    assert "35/76" in render(1, "group_bias") and "35/76" in render(1, "fig_groups")

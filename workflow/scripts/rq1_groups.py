@@ -1,0 +1,37 @@
+"""Rule `rq1_groups`: RQ1's group-level bias table and heatmap."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import groups
+from hinter.rq.outcomes import OutcomeFile
+from hinter.rq.scores import Bootstrap
+from hinter.workflow import run
+
+
+def main() -> None:
+    params = snakemake.params
+    out_dir = Path(snakemake.output[0]).parent
+    files = [
+        OutcomeFile(model, dataset, suite, Path(p))
+        for (model, dataset, suite), p in zip(
+            params.outcome_keys, snakemake.input.outcomes, strict=True
+        )
+    ]
+    written = groups.write_tables(
+        files,
+        snakemake.input.pairs,
+        out_dir,
+        datasets=list(params.datasets),
+        boot=Bootstrap(**params.statistics),
+    )
+    written += groups.write_figures(out_dir, out_dir)
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(
+            f"{out_dir}: RQ1 groups wrote {sorted(map(str, written))}, "
+            f"the rule expects {sorted(expected)}"
+        )
+
+
+run(snakemake, main)

@@ -1,0 +1,27 @@
+"""Rule `rq2_tables`: RQ2's grammar-score table (Fig. 8a data)."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import rq2
+from hinter.rq.scores import Bootstrap, ScoreFile
+from hinter.workflow import run
+
+
+def main() -> None:
+    out_dir = Path(snakemake.output[0]).parent
+    files = [
+        ScoreFile(model, dataset, Path(path))
+        for (model, dataset), path in zip(
+            snakemake.params.grammar_keys, snakemake.input.scores, strict=True
+        )
+    ]
+    written = rq2.write_tables(files, out_dir, Bootstrap(**snakemake.params.statistics))
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(
+            f"{out_dir}: RQ2 wrote {sorted(map(str, written))}, the rule expects {sorted(expected)}"
+        )
+
+
+run(snakemake, main)
