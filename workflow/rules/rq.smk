@@ -18,6 +18,7 @@ rule rq1_tables:
         outcome_keys=outcome_keys(),
         datasets=DATASETS,
         examples=config["oracle"]["examples"],
+        statistics=config["statistics"],
     script:
         "../scripts/rq1_tables.py"
 
