@@ -175,9 +175,10 @@ def test_empty_run_writes_every_table(tmp_path):
     )
     assert len(written) == 3 * len(rq1.TABLES)
     assert "No hidden intersectional bias" in (rq_dir / "hidden_examples.md").read_text()
-    assert "| All | 0.00 \\[0.00, 0.00\\] (–) | 0.00 \\[0.00, 0.00\\] (–) |" in (
-        rq_dir / "table3.md"
-    ).read_text()
+    assert (
+        "| All | 0.00 \\[0.00, 0.00\\] (–) | 0.00 \\[0.00, 0.00\\] (–) |"
+        in (rq_dir / "table3.md").read_text()
+    )
     figures = rq1.write_figures(rq_dir, rq_dir)  # nothing to divide: figures still drawn
     assert sorted(p.name for p in figures) == sorted(
         f"{n}.{e}" for n in rq1.FIGURES for e in ("pdf", "png")

@@ -138,5 +138,5 @@ def test_bootstrap_settings_come_from_the_config():
     assert boot == Bootstrap(300, 7, 0.9)
     assert "90% percentile bootstrap" in boot.describe() and "B = 300" in boot.describe()
     assert "seed 7" in boot.describe()
-    with pytest.raises(ValueError, match="statistics.resamples"):
+    with pytest.raises(ValueError, match=r"statistics\.resamples"):
         Bootstrap(0)

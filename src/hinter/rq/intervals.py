@@ -199,9 +199,7 @@ def compare(
     if a.empty:
         return pd.DataFrame(columns=columns)
     cluster = resampling_unit(a, cluster)
-    found = statistics.compare_rates(
-        a, b, by, cluster, boot.resamples, boot.seed, boot.confidence
-    )
+    found = statistics.compare_rates(a, b, by, cluster, boot.resamples, boot.seed, boot.confidence)
     found = found[found["rate"] == rate].rename(
         columns={"low": "difference_lo", "high": "difference_hi"}
     )

@@ -20,12 +20,13 @@ from hinter.plots import charts, style
 from hinter.plots.writer import save_figure
 from hinter.rq import intervals, outputs
 from hinter.rq.examples import examples_table
-from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.intervals import Bootstrap
+from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import Collected, OutcomeFile, collect, concat
 from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 TABLES = outputs.names(1, outputs.TABLE)
+DEFAULT_BOOTSTRAP = Bootstrap()  # the config's defaults; the rule passes the run's
 FIGURES = outputs.names(1, outputs.FIGURE)
 ALL = "All"
 TOTAL = "Total"
@@ -132,7 +133,7 @@ def _cell(rate: str):
     return lambda r: intervals.cell(r[rate], r[f"{rate}_lo"], r[f"{rate}_hi"])
 
 
-def table3(collected: Collected, order: int = 2, boot: Bootstrap = Bootstrap()) -> Table:
+def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTSTRAP) -> Table:
     """Paper Table 3: intersectional error rate I and hidden rate H, dataset x model, each
     with its bootstrap interval over documents."""
     counts = collected.counts[collected.counts["order"] == order]
@@ -168,7 +169,9 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = Bootstrap()) 
     )
 
 
-def atomic_rates(collected: Collected, order: int = 2, boot: Bootstrap = Bootstrap()) -> Table:
+def atomic_rates(
+    collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTSTRAP
+) -> Table:
     """Atomic error rates (Fig. 5a), dataset x model, with pooled totals and intervals, and
     whether the intersectional (N=``order``) error rate differs significantly from them."""
     counts = collected.counts[collected.counts["order"] == 1]
@@ -436,7 +439,7 @@ def build_tables(
     example_files: Sequence[str | Path],
     examples: int = 5,
     order: int = 2,
-    boot: Bootstrap = Bootstrap(),
+    boot: Bootstrap = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Table]:
     """Every RQ1 table (``TABLES``) by name."""
     builders: dict[str, Callable[[], Table]] = {
@@ -461,7 +464,7 @@ def write_tables(
     datasets: Sequence[str] | None = None,
     examples: int = 5,
     order: int = 2,
-    boot: Bootstrap = Bootstrap(),
+    boot: Bootstrap = DEFAULT_BOOTSTRAP,
 ) -> list[Path]:
     """Write every RQ1 table to ``out_dir`` (``<name>.csv``, ``.md``, ``.html``); the paths.
     ``boot``: the intervals' resamples, seed and level (config ``statistics``)."""
