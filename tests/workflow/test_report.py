@@ -143,8 +143,16 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
     layout = RunLayout(str(demo_run))
     results = browser.execute_script("return results")
     categories = browser.execute_script("return categories")
+    # every output of the registry, whatever is registered when the test runs: RQ1-RQ6 and
+    # the paper comparison (rq = PAPER)
     registered = [o for rq in sorted(outputs.OUTPUTS) for o in outputs.outputs(rq, part=None)]
+    assert {o.category for o in registered} >= {"RQ1", "Paper"}
     by_file = {Path(path).name: entry for path, entry in results.items()}
+    # ... and nothing else: every RQ or paper entry of the report is a registered output
+    shown = {f"{o.name}.{o.shown}" for o in registered}
+    rq_dirs = {Path(layout.rq_dir(rq)).name for rq in outputs.OUTPUTS}
+    unregistered = [Path(p).name for p in results if Path(p).parent.name in rq_dirs]
+    assert set(unregistered) <= shown, sorted(set(unregistered) - shown)
     for output in registered:
         shown = f"{output.name}.{output.shown}"
         assert shown in by_file, f"{shown} is not in the report"
@@ -168,6 +176,10 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
             try:
                 heading = browser.find_element(By.TAG_NAME, "h1").text
                 assert heading and browser.find_elements(By.TAG_NAME, "table"), output.name
+                if output.category == "Paper":  # the paper's numbers beside the run's
+                    text = browser.find_element(By.TAG_NAME, "body").text
+                    assert "14.61" in text and "16.62" in text and "not run" in text
+                    assert "config/demo.yaml" in text, "the run's config is named"
             finally:
                 browser.switch_to.default_content()
         nav = browser.find_element(By.TAG_NAME, "nav").text
