@@ -33,9 +33,10 @@ def tables() -> dict[str, pd.DataFrame]:
     )
     atomic = rate_rows([("All", "Total", 9.0, 8.0, 9.2, None, None, None)])
     distinct = pd.DataFrame(
-        [("Total", "All", "intersectional", 10, 4, 40.0)],
-        columns=["model", "dataset", "kind", "originals", "bias_inducing", "share_pct"],
-    )
+        [("Total", "All", "intersectional", 10, 4, 40.0, 35.0, 45.0)],
+        columns=["model", "dataset", "kind", "originals", "bias_inducing", "share_pct",
+                 "share_lo_pct", "share_hi_pct"],
+    )  # fmt: skip
     counts = ["mutants", "valid", "decided", "errors", "false_positives", "hidden_base", "hidden"]
     by_suite = pd.DataFrame(
         [
@@ -79,7 +80,7 @@ def test_every_number_is_beside_the_papers_with_its_interval_verdict():
     assert (h_all["paper"], h_all["run"], h_all["within"]) == (16.62, 10.0, "no")
     assert rows.loc["Atomic error rate, all models", "within"] == "no"  # 9.33 > 9.2
     share = rows.loc["Originals with ≥ 1 intersectional bias"]
-    assert (share["run"], share["within"], share["note"]) == (40.0, "", "4 of 10 originals")
+    assert (share["run"], share["within"], share["note"]) == (40.0, "yes", "4 of 10 originals")
     assert pd.isna(rows.loc["Atomic error rate, gpt35", "run"])  # gpt35 not run
 
     # Table 3: every cell of the paper, N/A cells left out

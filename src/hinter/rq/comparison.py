@@ -96,8 +96,10 @@ def _share_row(section, quantity, paper_value, distinct, kind, model=TOTAL):
     hit = _lookup(distinct, model=model, dataset=ALL, kind=kind)
     if hit is None or pd.isna(hit["share_pct"]):
         return _row(section, quantity, paper_value)
-    note = f"{int(hit['bias_inducing'])} of {int(hit['originals'])} originals"
-    return _row(section, quantity, paper_value, float(hit["share_pct"]), note=note)
+    row = _rate_row(section, quantity, paper_value, distinct, "share", model=model,
+                    dataset=ALL, kind=kind)  # fmt: skip
+    row["note"] = f"{int(hit['bias_inducing'])} of {int(hit['originals'])} originals"
+    return row
 
 
 def rq1_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:

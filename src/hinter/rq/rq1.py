@@ -23,6 +23,7 @@ from hinter.rq.examples import examples_table
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import Collected, OutcomeFile, collect, concat
+from hinter.rq.outcomes import kind as outcome_kind
 from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 TABLES = outputs.names(1, outputs.TABLE)
@@ -58,8 +59,9 @@ CAPTIONS = {
             positives = bias-inducing discarded mutants. Rates in percent.""",
         "distinct_originals": """
             Originals with at least one bias-inducing valid mutant / originals with at least one
-            valid mutant, in percent (bias-inducing/tested), pooled over datasets; Total pools
-            (model, original) pairs. Per-dataset counts are in the CSV.""",
+            valid mutant, in percent [its interval] (bias-inducing/tested), pooled over
+            datasets; Total pools (model, original) pairs. Per-dataset counts are in the
+            CSV.""",
         "truth_table": """
             Outcomes of valid intersectional mutants whose atomic parents are all valid, pooled
             over models and datasets: (mutant, parent 1, parent 2[, parent 3]) with E = error
@@ -265,9 +267,12 @@ def rates_by_suite(collected: Collected) -> Table:
     )
 
 
-def distinct_originals(collected: Collected) -> Table:
+def distinct_originals(
+    collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTSTRAP
+) -> Table:
     """Share of originals with >= 1 bias-inducing valid mutant (Figs. 4b, 5b), per model and
-    dataset, pooled over datasets ("All") and over models ("Total" counts (model, original))."""
+    dataset, pooled over datasets ("All") and over models ("Total" counts (model, original)),
+    with its bootstrap interval over documents."""
     per_run = collected.originals
 
     def pooled(by: list[str]) -> pd.DataFrame:
@@ -292,8 +297,16 @@ def distinct_originals(collected: Collected) -> Table:
         {"model": [*collected.models, TOTAL], "dataset": [*collected.datasets, ALL]},
         then=["kind"],
     )
+    docs = collected.documents.assign(
+        kind=[outcome_kind(int(o), order) for o in collected.documents["order"]]
+    ).drop(columns="order")
+    table = intervals.add_intervals(
+        table.rename(columns={"share": "distinct_share"}),
+        intervals.pooled_levels(docs, {"dataset": ALL, "model": TOTAL}),
+        ["model", "dataset", "kind"], ["distinct_share"], boot,
+    ).rename(columns=lambda c: c.replace("distinct_share", "share"))  # fmt: skip
     csv = table[["model", "dataset", "kind", "originals", "bias_inducing"]].assign(
-        share_pct=100 * table["share"]
+        **{f"share{s}_pct": 100 * table[f"share{s}"] for s in ("", "_lo", "_hi")}
     )
     kinds = kinds_in_order(table["kind"])
     over_datasets = table[table["dataset"] == ALL]
@@ -308,14 +321,15 @@ def distinct_originals(collected: Collected) -> Table:
         csv,
         document(
             "Distinct bias-inducing originals",
-            CAPTIONS["distinct_originals"],
+            f"{CAPTIONS['distinct_originals']} {boot.describe()}",
             markdown_table(pd.DataFrame(rows), right=kinds),
         ),
     )
 
 
 def _share_cell(row: pd.Series) -> str:
-    return f"{percent(row['share'])} ({row['bias_inducing']}/{row['originals']})"
+    share = intervals.cell(row["share"], row["share_lo"], row["share_hi"])
+    return f"{share} ({row['bias_inducing']}/{row['originals']})"
 
 
 def truth_table(collected: Collected) -> Table:
@@ -446,7 +460,7 @@ def build_tables(
         "table3": lambda: table3(collected, order, boot),
         "atomic_rates": lambda: atomic_rates(collected, order, boot),
         "rates_by_suite": lambda: rates_by_suite(collected),
-        "distinct_originals": lambda: distinct_originals(collected),
+        "distinct_originals": lambda: distinct_originals(collected, order, boot),
         "truth_table": lambda: truth_table(collected),
         "correctness": lambda: correctness(collected),
         "hidden_examples": lambda: examples_table(
