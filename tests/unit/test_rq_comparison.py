@@ -3,18 +3,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from rq_runs import make_rich_run
 
-from hinter.rq import comparison, paper, rq1
+from hinter.config import load_yaml, validate_config
+from hinter.rq import captions, comparison, paper, rq1
 from hinter.rq.intervals import Bootstrap
 
 BOOT = Bootstrap(resamples=500, seed=1)
+# what the rule passes: hinter.rq.captions.settings of a real config, renamed
 SETTINGS = {
-    "run": "handmade", "models": "llama2, bert", "datasets": "imdb", "attributes": "race",
-    "mutation_mode": "simultaneous", "caps": "none", "invariant": "on",
-}  # fmt: skip
+    **captions.settings(
+        validate_config(load_yaml(Path(__file__).parents[2] / "config" / "demo.yaml"))
+    ),
+    "run": "handmade",
+}
 
 
 def rate_rows(rows: list[tuple]) -> pd.DataFrame:

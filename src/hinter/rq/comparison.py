@@ -294,10 +294,12 @@ def build(
     )
     caption = prose(
         CAPTION.format(
-            intervals=boot.describe().rstrip("."),
-            not_run=NOT_RUN,
-            config_files=", ".join(config_files) or "config",
-            **settings,
+            **{
+                **settings,  # the run's config as the captions quote it (hinter.rq.captions)
+                "intervals": boot.describe().rstrip("."),
+                "not_run": NOT_RUN,
+                "config_files": ", ".join(config_files) or "config",
+            }
         )
     )
     headline = md[rows["section"] != "Table 3"]
