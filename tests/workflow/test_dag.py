@@ -227,7 +227,7 @@ def test_rq1_plans_its_tables_figures_and_their_inputs_only(tmp_path, run_snakem
     counts = _plan("rq1", tmp_path, run_snakemake)
     # hidden-bias examples: one per intersectional suite of each default run (N=2 and N=3)
     want = {**UPSTREAM, "hidden_examples": 16 * 3 + (2 * 5 * 3 + 1), "rq1_tables": 1,
-            "rq1_figures": 1, "rq1": 1}  # fmt: skip
+            "rq1_figures": 1, "rq1_groups": 1, "rq1": 1}  # fmt: skip
     assert counts == want
 
 
