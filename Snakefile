@@ -49,3 +49,4 @@ rule all:
         rules.rq4.input,
         rules.rq5.input,
         rules.rq6.input,
+        rules.paper_comparison.output,

@@ -400,6 +400,7 @@ def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
     from hinter.mutation import mutate_job
     from hinter.progress import Progress
     from hinter.rq import examples, rq1
+    from hinter.rq.intervals import Bootstrap
     from hinter.rq.outcomes import OutcomeFile
 
     n_docs = p.docs.num_rows
@@ -521,6 +522,7 @@ def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
         datasets=[DATASET],
         examples=args.examples,
         order=2 if 2 in p.orders else max(p.orders),
+        boot=Bootstrap(seed=args.seed),  # the intervals: config defaults, the run's seed
     )
     rq1.write_figures(layout.rq_dir(1), layout.rq_dir(1))
     return p.out

@@ -19,6 +19,9 @@ from typing import Any
 
 DEFAULT_VARIANT = "default"
 RESEARCH_QUESTIONS = (1, 2, 3, 4, 5, 6)
+# The "research question" of the outputs that span them all (the paper comparison, built from
+# every RQ's tables): rq_dir(PAPER) is results/<run>/paper/.
+PAPER = 0
 _RUN_SUFFIX = re.compile(r"^(?P<prompt>[A-Za-z0-9_]+)(?:-run(?P<run>[0-9]+))?$")
 
 
@@ -162,6 +165,9 @@ class RunLayout:
 
     # -- research questions and the report ---------------------------------------------------
     def rq_dir(self, rq: int) -> str:
+        """``rq<N>/`` of a research question; ``paper/`` for :data:`PAPER`."""
+        if rq == PAPER:
+            return self._join("paper")
         if rq not in RESEARCH_QUESTIONS:
             raise ValueError(f"no research question RQ{rq}")
         return self._join(f"rq{rq}")

@@ -10,7 +10,7 @@ import pytest
 from oracle_cases import Suite, add_case
 from rq_runs import META, make_run, write_shards
 
-from hinter import io, oracle, rates
+from hinter import io, oracle, rates, statistics
 from hinter.edits import Edit
 from hinter.layout import RunLayout
 from hinter.rq import examples as rq_examples
@@ -55,13 +55,32 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
     assert t3[(t3["model"] == "llama") & (t3["dataset"] == "scotus")].empty  # not tested
 
     md = (out / "table3.md").read_text()
-    assert "| scotus | 66.67 (50.00) | N/A | 66.67 (50.00) |" in md
-    assert "| All | 60.00 (66.67) | 100.00 (66.67) | 75.00 (66.67) |" in md
+    assert "| scotus | 66.67 \\[0.00, 100.00\\] (50.00 \\[0.00, 100.00\\]) | N/A |" in md
+    assert "| All | 60.00 \\[20.00, 100.00\\] (66.67 \\[0.00, 100.00\\]) |" in md
+    assert "B = 2000 resamples, seed 42" in md
+
+    # Every interval is the bootstrap of hinter.statistics over the original documents, drawn
+    # as statistics draws them: per (dataset, model) cell, documents keyed by (dataset, doc_id).
+    docs = statistics.document_counts(allrows, by=["model", "dataset"])
+    direct_ci = statistics.bootstrap_rates(
+        docs, by=["dataset", "model"], cluster=["dataset", "doc_id"], resamples=2000, seed=42
+    )
+    for r in direct_ci[direct_ci["rate"].isin(["error_rate", "hidden_rate"])].itertuples():
+        row = t3[(t3["model"] == r.model) & (t3["dataset"] == r.dataset)].iloc[0]
+        assert row[f"{r.rate}_lo_pct"] == pytest.approx(100 * r.low, abs=1e-4)
+        assert row[f"{r.rate}_hi_pct"] == pytest.approx(100 * r.high, abs=1e-4)
+    assert (t3["error_rate_lo_pct"] <= t3["error_rate_pct"]).all()
+    assert (t3["error_rate_pct"] <= t3["error_rate_hi_pct"]).all()
 
     atomic = pd.read_csv(out / "atomic_rates.csv")
-    assert (
-        atomic[(atomic["model"] == "Total") & (atomic["dataset"] == "All")]["errors"].iloc[0] == 3
-    )
+    atomic_total = atomic[(atomic["model"] == "Total") & (atomic["dataset"] == "All")].iloc[0]
+    assert atomic_total["errors"] == 3
+    # intersectional 6/8 vs atomic 3/8, paired on the documents both suites tested
+    assert atomic_total["intersectional_error_rate_pct"] == pytest.approx(75.0)
+    assert atomic_total["difference_pct"] == pytest.approx(37.5)
+    assert atomic_total["difference_lo_pct"] > 0 and atomic_total["significant"] == "yes"
+    assert set(atomic["significant"]) == {"yes", "no"}
+    assert "## Intersectional (N=2) vs atomic" in (out / "atomic_rates.md").read_text()
 
     distinct = pd.read_csv(out / "distinct_originals.csv")
     pooled = distinct[(distinct["model"] == "Total") & (distinct["kind"] == "intersectional")].iloc[
@@ -156,7 +175,10 @@ def test_empty_run_writes_every_table(tmp_path):
     )
     assert len(written) == 3 * len(rq1.TABLES)
     assert "No hidden intersectional bias" in (rq_dir / "hidden_examples.md").read_text()
-    assert "| All | 0.00 (–) | 0.00 (–) |" in (rq_dir / "table3.md").read_text()
+    assert (
+        "| All | 0.00 \\[0.00, 0.00\\] (–) | 0.00 \\[0.00, 0.00\\] (–) |"
+        in (rq_dir / "table3.md").read_text()
+    )
     figures = rq1.write_figures(rq_dir, rq_dir)  # nothing to divide: figures still drawn
     assert sorted(p.name for p in figures) == sorted(
         f"{n}.{e}" for n in rq1.FIGURES for e in ("pdf", "png")

@@ -8,6 +8,7 @@ import pytest
 from docutils.core import publish_parts
 
 from hinter.config import load_yaml, validate_config
+from hinter.layout import PAPER, RunLayout
 from hinter.rq import captions, outputs
 from hinter.rq.ordering import in_order, kinds_in_order
 
@@ -25,14 +26,14 @@ def test_names_and_report_labels_are_unique():
         # the report keys its entries by their labels: a duplicate would hide one
         assert len(set(labels)) == len(labels), f"RQ{rq}: duplicate report labels"
         for o in registered:
-            assert o.rq == rq and o.category == f"RQ{rq}"
+            assert o.rq == rq and o.category == ("Paper" if rq == PAPER else f"RQ{rq}")
             assert set(o.sources) <= set(outputs.names(rq, outputs.TABLE, o.part))
 
 
 def test_every_output_has_a_caption_and_every_caption_an_output(repo):
     report = repo / "workflow" / "report"
     expected = {o.caption for registered in outputs.OUTPUTS.values() for o in registered}
-    found = {str(p.relative_to(report)) for p in report.glob("rq*/*.rst")}
+    found = {str(p.relative_to(report)) for p in report.glob("*/*.rst")}
     assert found == expected
 
 
@@ -75,3 +76,13 @@ def test_rows_follow_the_given_orders_with_unknown_values_last():
     assert kinds_in_order(["intersectional (N=3)", "atomic", "intersectional"]) == [
         "intersectional", "atomic", "intersectional (N=3)",
     ]  # fmt: skip
+
+
+def test_the_paper_comparison_is_registered_in_its_own_folder_and_category():
+    (comparison,) = outputs.outputs(PAPER)
+    assert comparison.category == "Paper" and comparison.caption == "paper/paper_vs_run.rst"
+    assert RunLayout("results/demo").rq_output(PAPER, comparison.name, "csv") == (
+        "results/demo/paper/paper_vs_run.csv"
+    )
+    for rq, names in outputs.COMPARISON_SOURCES.items():
+        assert set(names) <= set(outputs.names(rq, outputs.TABLE))

@@ -184,3 +184,61 @@ def test_rq2_and_rq3_plan_only_what_they_need(tmp_path, run_snakemake):
         assert other not in rq2, other
     for other in ("hidden_examples", "rq1_tables", "rq1_groups", "rq2_tables"):
         assert other not in rq3, other
+
+
+# -- research-question targets plan what they need and nothing more ----------------------------
+# The paper config with one shard per dataset: the same rules and runs, a DAG of ~400 jobs
+# instead of ~11,000 (seconds instead of minutes). Jobs that scale with shards are counted per
+# shard; the RQ jobs do not depend on sharding.
+ONE_SHARD = """
+mutation:
+  default_shards: 1
+  shards: {ecthr_a: 1, scotus: 1, eurlex: 1, ledgar: 1, imdb: 1}
+"""
+# What every RQ over the default outcomes needs, counted on one shard per dataset.
+UPSTREAM = {
+    "compile_pairs": 1,
+    "download_dataset": 5,
+    "shard_documents": 5,
+    "track_windows": 5,
+    "train_encoder": 16,  # 4 encoders x 4 LexGLUE tasks
+    "mutate": 55,  # encoder track 6 suites x 4, LLM track 6 x 5 + IMDB's N=3 suite
+    "check_invariant": 55,
+    "predict": 16 + 2 * 5,  # the encoders' and LLMs' default runs only, no RQ6 variant
+    "outcomes": 16 * 6 + (2 * 5 * 6 + 1),  # default variants: RQ6's 52 are not planned
+}
+
+
+def _plan(target: str, tmp_path: Path, run_snakemake) -> dict[str, int]:
+    override = tmp_path / "one_shard.yaml"
+    override.write_text(ONE_SHARD)
+    proc = run_snakemake(
+        target, "-n", "--quiet", "rules",
+        "--configfile", str(REPO / "config" / "config.yaml"), str(override),
+        workdir=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts = _job_counts(proc.stdout)
+    counts.pop("total", None)
+    return counts
+
+
+def test_rq1_plans_its_tables_figures_and_their_inputs_only(tmp_path, run_snakemake):
+    counts = _plan("rq1", tmp_path, run_snakemake)
+    # hidden-bias examples: one per intersectional suite of each default run (N=2 and N=3)
+    want = {**UPSTREAM, "hidden_examples": 16 * 3 + (2 * 5 * 3 + 1), "rq1_tables": 1,
+            "rq1_figures": 1, "rq1_groups": 1, "rq1": 1}  # fmt: skip
+    assert counts == want
+
+
+def test_the_paper_comparison_plans_rq1_tables_and_grammar_scores_only(tmp_path, run_snakemake):
+    counts = _plan("paper_comparison", tmp_path, run_snakemake)
+    want = {
+        **UPSTREAM,
+        "hidden_examples": 16 * 3 + (2 * 5 * 3 + 1),
+        "rq1_tables": 1,  # the comparison reads RQ1's tables, not its figures
+        "grammar_scores": 6 * 4,  # the grammar sample: 6 models x 4 LexGLUE datasets
+        "paper_comparison": 1,
+    }
+    assert counts == want
+    assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"

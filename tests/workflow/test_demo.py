@@ -358,3 +358,44 @@ def test_rq2_rq3_rerun_after_deleting_their_outputs_is_byte_identical(
     assert "rq3_tables" in log and "rq1_groups" in log and "rq1_tables" not in log
     for path in files:
         assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"
+
+
+# -- the paper vs this run (hinter.rq.comparison) ----------------------------------------------
+def test_the_paper_comparison_sets_the_papers_numbers_beside_the_demos(demo_run):
+    run = RunLayout(str(demo_run))
+    rows = {r["quantity"]: r for r in _csv(run.rq_output(rq_outputs.PAPER, "paper_vs_run", "csv"))}
+    table3 = _csv(run.rq_output(1, "table3", "csv"))
+    total = next(r for r in table3 if (r["dataset"], r["model"]) == ("All", "Total"))
+    i_all = rows["Intersectional error rate I, all models and datasets"]
+    assert float(i_all["paper"]) == 14.61
+    assert float(i_all["run"]) == pytest.approx(float(total["error_rate_pct"]), abs=1e-4)
+    lo, hi = float(i_all["run_lo"]), float(i_all["run_hi"])
+    assert i_all["within"] == ("yes" if lo <= 14.61 <= hi else "no")
+    # every section the demo covers has its number: grammar sample, invariant, the N=3 suite
+    for quantity in (
+        "Grammar score of originals", "Grammar score of valid mutants",
+        "Mutants discarded by the invariant", "3-intersectional error rate",
+        "I, imdb × Total",
+    ):  # fmt: skip
+        assert rows[quantity]["run"] != "", quantity
+    assert rows["I, ecthr_a × llama2"]["run"] == ""  # the paper's models are not the demo's
+    md = Path(run.rq_output(rq_outputs.PAPER, "paper_vs_run", "md")).read_text()
+    assert "config/demo.yaml" in md and "not run" in md
+
+
+def test_paper_comparison_rerun_recomputes_only_it_byte_identically(demo_run, run_snakemake, repo):
+    run = RunLayout(str(demo_run))
+    out = rq_outputs.get(rq_outputs.PAPER, "paper_vs_run")
+    files = [Path(run.rq_output(rq_outputs.PAPER, out.name, ext)) for ext in out.extensions]
+    before = {p: p.read_bytes() for p in files}
+    for path in files:
+        path.unlink()
+    proc = run_snakemake(
+        "paper_comparison", "--cores", "1", "--configfile", str(repo / "config" / "demo.yaml"),
+        workdir=demo_run.parent.parent, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    log = proc.stdout + proc.stderr
+    assert "rule paper_comparison:" in log and "rule rq1_tables:" not in log
+    for path in files:
+        assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"

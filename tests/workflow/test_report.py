@@ -92,13 +92,24 @@ def _open(browser, report: Path) -> None:
     )
 
 
+def _click(browser, element) -> None:
+    """Click as a reader does; if the report's side bar is still sliding over the element
+    (a transient overlay), click it through the page's own script instead."""
+    from selenium.common.exceptions import ElementClickInterceptedException
+
+    try:
+        element.click()
+    except ElementClickInterceptedException:
+        browser.execute_script("arguments[0].scrollIntoView(); arguments[0].click();", element)
+
+
 def _click_text(browser, text: str) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     xpath = f"//nav//*[normalize-space(text())='{text}']"
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.XPATH, xpath))
-    browser.find_element(By.XPATH, xpath).click()
+    _click(browser, browser.find_element(By.XPATH, xpath))
 
 
 def _row(browser, label: str):
@@ -123,10 +134,10 @@ def _show(browser, output: outputs.Output) -> None:
     )
     if len(subcategories) > 1:
         _click_text(browser, output.subcategory)
-    _row(browser, output.labels["output"]).find_element(By.CSS_SELECTOR, "a[iconname=eye]").click()
-    _row(browser, output.labels["output"]).find_element(
-        By.CSS_SELECTOR, "a[iconname=information-circle]"
-    ).click()
+    row = _row(browser, output.labels["output"])
+    _click(browser, row.find_element(By.CSS_SELECTOR, "a[iconname=eye]"))
+    row = _row(browser, output.labels["output"])
+    _click(browser, row.find_element(By.CSS_SELECTOR, "a[iconname=information-circle]"))
 
 
 LOADED_IMAGE = """
@@ -143,8 +154,16 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
     layout = RunLayout(str(demo_run))
     results = browser.execute_script("return results")
     categories = browser.execute_script("return categories")
+    # every output of the registry, whatever is registered when the test runs: RQ1-RQ6 and
+    # the paper comparison (rq = PAPER)
     registered = [o for rq in sorted(outputs.OUTPUTS) for o in outputs.outputs(rq, part=None)]
+    assert {o.category for o in registered} >= {"RQ1", "Paper"}
     by_file = {Path(path).name: entry for path, entry in results.items()}
+    # ... and nothing else: every RQ or paper entry of the report is a registered output
+    shown = {f"{o.name}.{o.shown}" for o in registered}
+    rq_dirs = {Path(layout.rq_dir(rq)).name for rq in outputs.OUTPUTS}
+    unregistered = [Path(p).name for p in results if Path(p).parent.name in rq_dirs]
+    assert set(unregistered) <= shown, sorted(set(unregistered) - shown)
     for output in registered:
         shown = f"{output.name}.{output.shown}"
         assert shown in by_file, f"{shown} is not in the report"
@@ -168,6 +187,10 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
             try:
                 heading = browser.find_element(By.TAG_NAME, "h1").text
                 assert heading and browser.find_elements(By.TAG_NAME, "table"), output.name
+                if output.category == "Paper":  # the paper's numbers beside the run's
+                    text = browser.find_element(By.TAG_NAME, "body").text
+                    assert "14.61" in text and "16.62" in text and "not run" in text
+                    assert "config/demo.yaml" in text, "the run's config is named"
             finally:
                 browser.switch_to.default_content()
         nav = browser.find_element(By.TAG_NAME, "nav").text
@@ -181,7 +204,7 @@ def test_the_report_shows_every_rq_output_with_its_caption(report, browser, demo
     _click_text(browser, "RQ1")
     _click_text(browser, "Error rates")
     fig4 = outputs.get(1, "fig4").labels["output"]
-    _row(browser, fig4).find_element(By.CSS_SELECTOR, "a[iconname=eye]").click()
+    _click(browser, _row(browser, fig4).find_element(By.CSS_SELECTOR, "a[iconname=eye]"))
     WebDriverWait(browser, 30).until(lambda b: b.execute_script(LOADED_IMAGE))
     assert browser.save_screenshot(layout.report_screenshot("rq1"))
     for name in ("rq1", "table3", *outputs.names(1, outputs.FIGURE)):

@@ -18,6 +18,7 @@ rule rq1_tables:
         outcome_keys=outcome_keys(),
         datasets=DATASETS,
         examples=config["oracle"]["examples"],
+        statistics=config["statistics"],
     script:
         "../scripts/rq1_tables.py"
 
@@ -183,3 +184,29 @@ rule rq6:
     input:
         all_outcomes(),
         all_variant_outcomes(),
+
+
+# -- the paper vs this run (hinter.rq.comparison): results/<run>/paper/ ---------------------------
+rule paper_comparison:
+    """Every headline number of the paper and Table 3's cells beside this run's values."""
+    input:
+        tables=[
+            L.rq_output(rq, name, "csv")
+            for rq, names in rq_outputs.COMPARISON_SOURCES.items()
+            for name in names
+        ],
+        grammar=all_grammar_scores(),
+    output:
+        **rq_files(rq_outputs.PAPER, rq_outputs.TABLE),
+    log:
+        L.logs("rq", "paper_comparison"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(rq_outputs.PAPER, config),
+        grammar_keys=[(r.model, r.dataset) for r in GRAMMAR_RUNS],
+        statistics=config["statistics"],
+        config_files=[os.path.relpath(f, workflow.basedir) for f in workflow.configfiles],
+    script:
+        "../scripts/paper_comparison.py"

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from hinter.errors import DataError
 from hinter.rq import rq1
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
 from hinter.workflow import run
 
@@ -21,6 +22,7 @@ def main() -> None:
         out_dir,
         datasets=list(snakemake.params.datasets),
         examples=int(snakemake.params.examples),
+        boot=Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}),
     )
     expected = {Path(p) for p in snakemake.output}
     if set(written) != expected:

@@ -9,6 +9,7 @@ from typing import Any
 
 from hinter import plan
 from hinter.rq import paper
+from hinter.rq.intervals import Bootstrap
 
 PAPER = {1: paper.RQ1, 2: paper.RQ2, 3: paper.RQ3}
 
@@ -48,6 +49,8 @@ def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
         "resamples": stats.get("resamples", 2000),
         "confidence": f"{100 * stats.get('confidence', 0.95):g}%",
         "statistics_seed": stats.get("seed", 42),
+        # the intervals of every RQ table (hinter.rq.intervals), as one sentence
+        "intervals": Bootstrap.from_config(config).describe(),
         "grammar_checker": grammar.get("checker", "harper"),
         "grammar_sample": (
             f"{sample.get('valid', 0)} valid and {sample.get('discarded', 0)} discarded mutants "

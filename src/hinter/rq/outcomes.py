@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from hinter import io, rates, tables
+from hinter import io, rates, statistics, tables
 from hinter.layout import DEFAULT_VARIANT, RunLayout
 from hinter.oracle import suite_attributes
 
@@ -97,6 +97,8 @@ class Collected:
     correctness: pd.DataFrame  # rates.correctness per (model, dataset, population)
     models: list[str]
     datasets: list[str]
+    # statistics.document_counts per (model, dataset, order, doc_id): what intervals resample
+    documents: pd.DataFrame = field(default_factory=lambda: _empty_documents())
 
 
 def collect(
@@ -109,7 +111,7 @@ def collect(
     one model and dataset. ``threshold`` re-decides flips (None: the oracle's verdicts).
     """
     columns = RATE_COLUMNS + (THRESHOLD_COLUMNS if threshold is not None else [])
-    counts, originals, truth, correct = [], [], [], []
+    counts, originals, truth, correct, documents = [], [], [], [], []
     models = list(dict.fromkeys(f.model for f in files))
     datasets = list(dict.fromkeys(f.dataset for f in files))
     for group in by_model_and_dataset(files):
@@ -119,6 +121,10 @@ def collect(
             key = ["model", "dataset", "suite", "order"]
             c = rates.counts(frame, by=key, threshold=threshold) if len(frame) else _empty(f)
             counts.append(c)
+            if len(frame):
+                documents.append(
+                    statistics.document_counts(frame, ["model", "dataset", "order"], threshold)
+                )
             flags.append(
                 rates.document_flags(frame, by=["model", "dataset"], threshold=threshold).assign(
                     kind=kind(f.order, intersectional_order)
@@ -148,7 +154,27 @@ def collect(
         ),
         models=models,
         datasets=datasets,
+        documents=_documents(documents),
     )
+
+
+DOCUMENT_KEYS = ["model", "dataset", "order", "doc_id"]
+
+
+def _empty_documents() -> pd.DataFrame:
+    return pd.DataFrame(columns=[*DOCUMENT_KEYS, *statistics.COLUMNS])
+
+
+def _documents(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Per-document counts of several suites of the same order added up; the flags (an
+    original with >= 1 valid / bias-inducing mutant in any suite) combined with "or"."""
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        return _empty_documents()
+    summed = pd.concat(frames, ignore_index=True).groupby(DOCUMENT_KEYS, sort=True).sum()
+    flags = list(statistics.FLAG_COLUMNS)
+    summed[flags] = summed[flags].clip(upper=1)
+    return summed.reset_index()
 
 
 def concat(frames: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:

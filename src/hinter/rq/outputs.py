@@ -5,12 +5,18 @@ modules write exactly these files (their tests check), the captions are
 ``workflow/report/rq<N>/<name>.rst``, and the report test looks for every entry. So adding an
 output to an RQ is: one :class:`Output` line below, one builder in the RQ's module, one caption.
 
+Outputs of ``rq`` :data:`~hinter.layout.PAPER` (0) span every RQ: the paper comparison
+(:mod:`hinter.rq.comparison`), in ``results/<run>/paper/``, the report category "Paper" and
+captions ``workflow/report/paper/<name>.rst``.
+
 Pure data (no pandas, no matplotlib): the Snakefile imports it at start-up.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from hinter.layout import PAPER
 
 TABLE = "table"
 FIGURE = "figure"
@@ -54,11 +60,11 @@ class Output:
     @property
     def caption(self) -> str:
         """The caption template, relative to ``workflow/report/``."""
-        return f"rq{self.rq}/{self.name}.rst"
+        return f"{'paper' if self.rq == PAPER else f'rq{self.rq}'}/{self.name}.rst"
 
     @property
     def category(self) -> str:
-        return f"RQ{self.rq}"
+        return "Paper" if self.rq == PAPER else f"RQ{self.rq}"
 
     @property
     def labels(self) -> dict[str, str]:
@@ -118,8 +124,19 @@ RQ3 = (
 )
 # fmt: on
 
-# RQ number -> its outputs, in report order. RQ2-RQ6 add theirs here.
-OUTPUTS: dict[int, tuple[Output, ...]] = {1: RQ1 + RQ1_GROUPS, 2: RQ2, 3: RQ3}
+# The paper's numbers beside this run's (hinter.rq.comparison), from the RQ tables.
+COMPARISON = (
+    Output(PAPER, "paper_vs_run", TABLE, "Paper vs this run", "Headline numbers",
+           "Table 3, headline numbers"),
+)  # fmt: skip
+
+# The RQ tables (CSV) the comparison reads, by RQ.
+COMPARISON_SOURCES = {1: ("table3", "atomic_rates", "distinct_originals", "rates_by_suite")}
+
+# RQ number -> its outputs, in report order. RQ2-RQ6 add theirs here; PAPER: the comparison.
+OUTPUTS: dict[int, tuple[Output, ...]] = {
+    1: RQ1 + RQ1_GROUPS, 2: RQ2, 3: RQ3, PAPER: COMPARISON,
+}  # fmt: skip
 
 
 def outputs(rq: int, kind: str | None = None, part: str | None = "") -> tuple[Output, ...]:

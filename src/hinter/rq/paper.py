@@ -81,3 +81,50 @@ RQ3 = {
     "valid_over_discarded": "up to 8.31%",
     "sample": "about 10K originals, 68K valid and 67K discarded mutants",
 }
+
+# -- Paper vs this run (hinter.rq.comparison) ----------------------------------------------------
+# Table 3, every (dataset, model) cell: (I, H) in percent; None = N/A (the model was not tested
+# there). Keys are the dataset and model names of config/config.yaml; "Total" pools the models.
+# Its "All" row (the pooled datasets) is RQ1's intersectional_error_rate(_by_model) and
+# hidden_rate(_by_model) above.
+TABLE3 = {
+    "ecthr_a": {
+        "llama2": (51.74, 13.24), "gpt35": (59.03, 13.70), "legal-bert": (5.02, 45.12),
+        "bert": (4.65, 15.35), "deberta": (5.10, 17.26), "roberta": (3.75, 18.18),
+        "Total": (11.37, 18.06),
+    },
+    "ledgar": {
+        "llama2": (25.35, 12.37), "gpt35": (7.04, 0.00), "legal-bert": (0.00, 0.00),
+        "bert": (0.00, 0.00), "deberta": (0.00, 0.00), "roberta": (1.05, 0.00),
+        "Total": (4.58, 12.24),
+    },
+    "scotus": {
+        "llama2": (12.32, 26.33), "gpt35": (21.32, 19.60), "legal-bert": (1.02, 40.87),
+        "bert": (2.34, 13.20), "deberta": (4.76, 5.86), "roberta": (2.25, 8.30),
+        "Total": (10.60, 18.92),
+    },
+    "eurlex": {
+        "llama2": (89.62, 1.35), "gpt35": (91.00, 0.49), "legal-bert": (19.99, 37.53),
+        "bert": (20.28, 7.46), "deberta": (19.02, 11.86), "roberta": (22.97, 5.62),
+        "Total": (21.66, 14.73),
+    },
+    "imdb": {
+        "llama2": (3.52, 28.38), "gpt35": (7.12, 28.03), "legal-bert": None, "bert": None,
+        "deberta": None, "roberta": None, "Total": (5.43, 28.13),
+    },
+}  # fmt: skip
+
+# The other headline numbers of DESIGN §7 (RQ2, RQ3 from their dicts above; RQ5), as numbers.
+HEADLINES = {
+    # RQ2: pooled grammar score of the originals vs the valid mutants (Grammarly), percent.
+    "grammar_originals": RQ2["original_score"],
+    "grammar_valid_mutants": RQ2["mutant_score"],
+    # RQ3.1: mutants discarded by the dependency invariant, percent of the generated mutants.
+    "discarded_share": RQ3["discarded_share"],
+    # RQ3.2: bias-inducing discarded mutants (false positives) vs bias-inducing valid ones.
+    "false_positives": int(RQ3["false_positives"].replace(",", "")),
+    "true_positives": int(RQ3["true_positives"].replace(",", "")),
+    # RQ5 (Table 5, Llama 2 on the first 10K IMDB reviews): error rates and hidden rates.
+    "rq5_error_rate": {1: 2.45, 2: 2.95, 3: 3.94},
+    "rq5_hidden_rate": {2: 22.26, 3: 3.36},
+}

@@ -18,13 +18,16 @@ from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, patterns
 from hinter.plots import charts, style
 from hinter.plots.writer import save_figure
-from hinter.rq import outputs
+from hinter.rq import intervals, outputs
 from hinter.rq.examples import examples_table
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import Collected, OutcomeFile, collect, concat
+from hinter.rq.outcomes import kind as outcome_kind
 from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 TABLES = outputs.names(1, outputs.TABLE)
+DEFAULT_BOOTSTRAP = Bootstrap()  # the config's defaults; the rule passes the run's
 FIGURES = outputs.names(1, outputs.FIGURE)
 ALL = "All"
 TOTAL = "Total"
@@ -36,14 +39,19 @@ CAPTIONS = {
     name: prose(text)
     for name, text in {
         "table3": f"""
-            Each cell: intersectional error rate I (hidden rate H), in percent. I = bias-inducing
-            valid intersectional mutants / valid intersectional mutants; H = hidden /
-            bias-inducing valid intersectional mutants whose atomic parents are all valid.
-            Totals pool the counts (not the rates). {NOT_TESTED} = not tested; – = nothing to
-            divide.""",
+            Each cell: intersectional error rate I [its interval] (hidden rate H [its
+            interval]), in percent. I = bias-inducing valid intersectional mutants / valid
+            intersectional mutants; H = hidden / bias-inducing valid intersectional mutants
+            whose atomic parents are all valid. Totals pool the counts (not the rates).
+            {NOT_TESTED} = not tested; – = nothing to divide.""",
         "atomic_rates": """
-            Bias-inducing valid atomic mutants / valid atomic mutants, in percent (paper
-            Fig. 5a); totals pool the counts.""",
+            Bias-inducing valid atomic mutants / valid atomic mutants [its interval], in
+            percent (paper Fig. 5a); totals pool the counts.""",
+        "intersectional_vs_atomic": """
+            Intersectional minus atomic error rate of the same model on the same dataset, in
+            percentage points [the difference's interval; documents tested by both suites are
+            drawn together]; * = significant (the interval excludes 0); p = two-sided
+            bootstrap p-value.""",
         "rates_by_suite": """
             Mutants = the suite's mutants as tested, after the mutation caps (the mutation
             summary's written; its generated counts them before the caps); Valid = passed the
@@ -51,8 +59,9 @@ CAPTIONS = {
             positives = bias-inducing discarded mutants. Rates in percent.""",
         "distinct_originals": """
             Originals with at least one bias-inducing valid mutant / originals with at least one
-            valid mutant, in percent (bias-inducing/tested), pooled over datasets; Total pools
-            (model, original) pairs. Per-dataset counts are in the CSV.""",
+            valid mutant, in percent [its interval] (bias-inducing/tested), pooled over
+            datasets; Total pools (model, original) pairs. Per-dataset counts are in the
+            CSV.""",
         "truth_table": """
             Outcomes of valid intersectional mutants whose atomic parents are all valid, pooled
             over models and datasets: (mutant, parent 1, parent 2[, parent 3]) with E = error
@@ -111,10 +120,30 @@ def _grid_markdown(
     return pd.DataFrame(rows)
 
 
-def table3(collected: Collected, order: int = 2) -> Table:
-    """Paper Table 3: intersectional error rate I and hidden rate H, dataset x model."""
+def _documents(collected: Collected, order: int) -> pd.DataFrame:
+    """The per-document counts of one order at every pooling level of the grid."""
+    docs = collected.documents[collected.documents["order"] == order].drop(columns="order")
+    return intervals.pooled_levels(docs, {"dataset": ALL, "model": TOTAL})
+
+
+def _pct(grid: pd.DataFrame, rate: str) -> dict[str, pd.Series]:
+    """A rate and its interval as CSV columns in percent."""
+    return {f"{rate}{s}_pct": 100 * grid[f"{rate}{s}"] for s in ("", "_lo", "_hi")}
+
+
+def _cell(rate: str):
+    return lambda r: intervals.cell(r[rate], r[f"{rate}_lo"], r[f"{rate}_hi"])
+
+
+def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTSTRAP) -> Table:
+    """Paper Table 3: intersectional error rate I and hidden rate H, dataset x model, each
+    with its bootstrap interval over documents."""
     counts = collected.counts[collected.counts["order"] == order]
     grid = rate_grid(counts, collected.models, collected.datasets)
+    grid = intervals.add_intervals(
+        grid, _documents(collected, order), ["dataset", "model"],
+        ["error_rate", "hidden_rate"], boot,
+    )  # fmt: skip
     csv = pd.DataFrame(
         {
             "dataset": grid["dataset"],
@@ -122,32 +151,38 @@ def table3(collected: Collected, order: int = 2) -> Table:
             "valid": grid["valid"],
             "decided": grid["decided"],
             "errors": grid["errors"],
-            "error_rate_pct": 100 * grid["error_rate"],
+            **_pct(grid, "error_rate"),
             "hidden_base": grid["hidden_base"],
             "hidden": grid["hidden"],
-            "hidden_rate_pct": 100 * grid["hidden_rate"],
+            **_pct(grid, "hidden_rate"),
         }
     )
+    error, hidden = _cell("error_rate"), _cell("hidden_rate")
     md = _grid_markdown(
-        grid,
-        collected.models,
-        collected.datasets,
-        lambda r: f"{percent(r['error_rate'])} ({percent(r['hidden_rate'])})",
+        grid, collected.models, collected.datasets, lambda r: f"{error(r)} ({hidden(r)})"
     )
     return Table(
         csv,
         document(
             f"Table 3 — intersectional (N={order}) and hidden error rates",
-            CAPTIONS["table3"],
+            f"{CAPTIONS['table3']} {boot.describe()}",
             markdown_table(md, right=[*collected.models, TOTAL]),
         ),
     )
 
 
-def atomic_rates(collected: Collected) -> Table:
-    """Atomic error rates (Fig. 5a), dataset x model, with pooled totals."""
+def atomic_rates(
+    collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTSTRAP
+) -> Table:
+    """Atomic error rates (Fig. 5a), dataset x model, with pooled totals and intervals, and
+    whether the intersectional (N=``order``) error rate differs significantly from them."""
     counts = collected.counts[collected.counts["order"] == 1]
     grid = rate_grid(counts, collected.models, collected.datasets)
+    atomic_docs = _documents(collected, 1)
+    grid = intervals.add_intervals(grid, atomic_docs, ["dataset", "model"], ["error_rate"], boot)
+    keys = ["dataset", "model"]
+    diff = intervals.compare(_documents(collected, order), atomic_docs, keys, "error_rate", boot)
+    grid = grid.merge(diff, on=keys, how="left", validate="one_to_one")
     csv = pd.DataFrame(
         {
             "dataset": grid["dataset"],
@@ -155,18 +190,41 @@ def atomic_rates(collected: Collected) -> Table:
             "valid": grid["valid"],
             "decided": grid["decided"],
             "errors": grid["errors"],
-            "error_rate_pct": 100 * grid["error_rate"],
+            **_pct(grid, "error_rate"),
+            "intersectional_error_rate_pct": 100 * grid["rate_a"],
+            "difference_pct": 100 * grid["difference"],
+            "difference_lo_pct": 100 * grid["difference_lo"],
+            "difference_hi_pct": 100 * grid["difference_hi"],
+            "p_value": grid["p_value"],
+            "significant": grid["significant"].map({True: "yes", False: "no"}),
         }
     )
-    md = _grid_markdown(
-        grid, collected.models, collected.datasets, lambda r: percent(r["error_rate"])
+    md = _grid_markdown(grid, collected.models, collected.datasets, _cell("error_rate"))
+    versus = pd.DataFrame(
+        {
+            "Dataset": grid["dataset"],
+            "Model": grid["model"],
+            "Intersectional": grid["rate_a"].map(percent),
+            "Atomic": grid["error_rate"].map(percent),
+            "Difference": [intervals.difference_cell(r) for r in grid.to_dict("records")],
+            "p": grid["p_value"].map(lambda p: "–" if pd.isna(p) else f"{p:.4f}"),
+        }
     )
     return Table(
         csv,
-        document(
-            "Atomic error rates",
-            CAPTIONS["atomic_rates"],
-            markdown_table(md, right=[*collected.models, TOTAL]),
+        "\n".join(
+            [
+                document(
+                    "Atomic error rates",
+                    f"{CAPTIONS['atomic_rates']} {boot.describe()}",
+                    markdown_table(md, right=[*collected.models, TOTAL]),
+                ),
+                f"## Intersectional (N={order}) vs atomic",
+                "",
+                CAPTIONS["intersectional_vs_atomic"],
+                "",
+                markdown_table(versus, right=["Intersectional", "Atomic", "Difference", "p"]),
+            ]
         ),
     )
 
@@ -209,9 +267,12 @@ def rates_by_suite(collected: Collected) -> Table:
     )
 
 
-def distinct_originals(collected: Collected) -> Table:
+def distinct_originals(
+    collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTSTRAP
+) -> Table:
     """Share of originals with >= 1 bias-inducing valid mutant (Figs. 4b, 5b), per model and
-    dataset, pooled over datasets ("All") and over models ("Total" counts (model, original))."""
+    dataset, pooled over datasets ("All") and over models ("Total" counts (model, original)),
+    with its bootstrap interval over documents."""
     per_run = collected.originals
 
     def pooled(by: list[str]) -> pd.DataFrame:
@@ -236,8 +297,16 @@ def distinct_originals(collected: Collected) -> Table:
         {"model": [*collected.models, TOTAL], "dataset": [*collected.datasets, ALL]},
         then=["kind"],
     )
+    docs = collected.documents.assign(
+        kind=[outcome_kind(int(o), order) for o in collected.documents["order"]]
+    ).drop(columns="order")
+    table = intervals.add_intervals(
+        table.rename(columns={"share": "distinct_share"}),
+        intervals.pooled_levels(docs, {"dataset": ALL, "model": TOTAL}),
+        ["model", "dataset", "kind"], ["distinct_share"], boot,
+    ).rename(columns=lambda c: c.replace("distinct_share", "share"))  # fmt: skip
     csv = table[["model", "dataset", "kind", "originals", "bias_inducing"]].assign(
-        share_pct=100 * table["share"]
+        **{f"share{s}_pct": 100 * table[f"share{s}"] for s in ("", "_lo", "_hi")}
     )
     kinds = kinds_in_order(table["kind"])
     over_datasets = table[table["dataset"] == ALL]
@@ -252,14 +321,15 @@ def distinct_originals(collected: Collected) -> Table:
         csv,
         document(
             "Distinct bias-inducing originals",
-            CAPTIONS["distinct_originals"],
+            f"{CAPTIONS['distinct_originals']} {boot.describe()}",
             markdown_table(pd.DataFrame(rows), right=kinds),
         ),
     )
 
 
 def _share_cell(row: pd.Series) -> str:
-    return f"{percent(row['share'])} ({row['bias_inducing']}/{row['originals']})"
+    share = intervals.cell(row["share"], row["share_lo"], row["share_hi"])
+    return f"{share} ({row['bias_inducing']}/{row['originals']})"
 
 
 def truth_table(collected: Collected) -> Table:
@@ -379,14 +449,18 @@ def correctness(collected: Collected) -> Table:
 
 
 def build_tables(
-    collected: Collected, example_files: Sequence[str | Path], examples: int = 5, order: int = 2
+    collected: Collected,
+    example_files: Sequence[str | Path],
+    examples: int = 5,
+    order: int = 2,
+    boot: Bootstrap = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Table]:
     """Every RQ1 table (``TABLES``) by name."""
     builders: dict[str, Callable[[], Table]] = {
-        "table3": lambda: table3(collected, order),
-        "atomic_rates": lambda: atomic_rates(collected),
+        "table3": lambda: table3(collected, order, boot),
+        "atomic_rates": lambda: atomic_rates(collected, order, boot),
         "rates_by_suite": lambda: rates_by_suite(collected),
-        "distinct_originals": lambda: distinct_originals(collected),
+        "distinct_originals": lambda: distinct_originals(collected, order, boot),
         "truth_table": lambda: truth_table(collected),
         "correctness": lambda: correctness(collected),
         "hidden_examples": lambda: examples_table(
@@ -404,13 +478,15 @@ def write_tables(
     datasets: Sequence[str] | None = None,
     examples: int = 5,
     order: int = 2,
+    boot: Bootstrap = DEFAULT_BOOTSTRAP,
 ) -> list[Path]:
-    """Write every RQ1 table to ``out_dir`` (``<name>.csv``, ``.md``, ``.html``); the paths."""
+    """Write every RQ1 table to ``out_dir`` (``<name>.csv``, ``.md``, ``.html``); the paths.
+    ``boot``: the intervals' resamples, seed and level (config ``statistics``)."""
     collected = collect(outcome_files, intersectional_order=order)
     if datasets is not None:
         collected.datasets = [d for d in datasets if d in collected.datasets]
     written: list[Path] = []
-    for name, table in build_tables(collected, example_files, examples, order).items():
+    for name, table in build_tables(collected, example_files, examples, order, boot).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(1, name).extensions)
     return written
 

@@ -1,0 +1,251 @@
+"""Confidence intervals of the rates in the RQ tables: the one way an RQ table gets them.
+
+Every rate of an RQ table gets a 95% percentile bootstrap interval over *original documents*
+(mutants of one document are not independent: :mod:`hinter.statistics` resamples documents and
+takes all their mutants along), seeded, with the number of resamples from the run's config
+(``statistics: {resamples, confidence, seed}``). This module turns that into table columns
+and table cells; it never recomputes a rate (:mod:`hinter.rates` does, through
+:func:`hinter.statistics.rate_table`).
+
+How an RQ table adopts it (RQ1's Table 3 and atomic rates do exactly this)::
+
+    from hinter.rq import intervals
+
+    boot = intervals.Bootstrap.from_config(config)      # in the rule script: B, seed, level
+    docs = statistics.document_counts(rows, by=["model", "dataset"])   # per-document counts
+    docs = intervals.pooled_levels(docs, {"dataset": "All", "model": "Total"})
+    grid = intervals.add_intervals(grid, docs, ["dataset", "model"], ["error_rate"], boot)
+    # grid now has error_rate_lo / error_rate_hi beside error_rate (fractions)
+    cell = intervals.cell(row["error_rate"], row["error_rate_lo"], row["error_rate_hi"])
+    # "12.34 [11.10, 13.60]" (percent; "–" when there is nothing to divide)
+    diff = intervals.compare(docs_a, docs_b, ["dataset", "model"], "error_rate", boot)
+    # difference a - b, its interval, p-value and whether it is significant
+
+- :class:`Bootstrap` — resamples, seed and level (from config), and the caption's sentence;
+- :func:`pooled_levels` — per-document counts at every pooling level of a table (the
+  ``Total``/``All`` rows), keeping each document's dataset as part of its resampling unit
+  (:data:`UNIT`), so a document tested by several models is drawn once for all of them;
+- :func:`add_intervals` — ``<rate>_lo`` / ``<rate>_hi`` columns for a table keyed by ``by``;
+  it checks that the bootstrap's point estimates are the table's own rates;
+- :func:`compare` — ``rate(a) - rate(b)`` per group (e.g. intersectional vs atomic), paired on
+  shared documents (:func:`hinter.statistics.compare_rates`);
+- :func:`cell` / :func:`difference_cell` — the rendered forms for Markdown and HTML.
+
+Rates are fractions in the frames; cells and CSV ``_pct`` columns show percent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from itertools import product
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from hinter import statistics
+
+# The column naming a resampling unit's dataset once a table pools datasets: a unit is
+# (UNIT, doc_id), one original document of one dataset.
+UNIT = "unit_dataset"
+CLUSTER = (UNIT, "doc_id")
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """How intervals are drawn: resamples, seed and confidence level (config ``statistics``)."""
+
+    resamples: int = 2000
+    seed: int = 42
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.resamples < 1:
+            raise ValueError(f"statistics.resamples must be >= 1, not {self.resamples}")
+        if not 0 < self.confidence < 1:
+            raise ValueError(f"statistics.confidence {self.confidence} outside (0, 1)")
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Bootstrap:
+        """From a validated config (its ``statistics`` section, defaults filled in)."""
+        s = config.get("statistics", {})
+        return cls(
+            int(s.get("resamples", cls.resamples)),
+            int(s.get("seed", cls.seed)),
+            float(s.get("confidence", cls.confidence)),
+        )
+
+    @property
+    def level(self) -> str:
+        """The level in percent, as captions print it ("95")."""
+        return f"{100 * self.confidence:g}"
+
+    def describe(self) -> str:
+        """One sentence for a caption: what the intervals are."""
+        return (
+            f"[lo, hi] = {self.level}% percentile bootstrap interval over original documents "
+            f"(B = {self.resamples} resamples, seed {self.seed}; all mutants of a drawn document "
+            "come along)."
+        )
+
+
+def pooled_levels(doc_counts: pd.DataFrame, levels: Mapping[str, str]) -> pd.DataFrame:
+    """Per-document counts at every pooling level of a table.
+
+    ``levels`` maps a key column to the label of its pooled rows (``{"dataset": "All",
+    "model": "Total"}``). Returns the rows once per combination of keeping or pooling each
+    column (pooled: the column holds the label), with :data:`UNIT` holding the document's own
+    dataset (from the ``dataset`` column, when there is one), so :data:`CLUSTER` names one
+    original document whatever is pooled. The counts of a document tested by several models
+    add up within a pooled group: it is drawn once, with all its mutants.
+    """
+    frame = doc_counts.copy()
+    frame[UNIT] = frame["dataset"] if "dataset" in frame.columns else ""
+    parts = []
+    for pooled in product((False, True), repeat=len(levels)):
+        part = frame
+        if any(pooled):
+            part = frame.assign(
+                **{col: label for (col, label), p in zip(levels.items(), pooled, strict=True) if p}
+            )
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def rate_intervals(
+    doc_counts: pd.DataFrame,
+    by: Sequence[str],
+    rates: Sequence[str],
+    boot: Bootstrap,
+    cluster: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """One row per group of ``by``: ``<rate>`` (the pooled estimate), ``<rate>_lo``,
+    ``<rate>_hi`` for each of ``rates`` (names of :data:`hinter.statistics.RATES`), and
+    ``documents`` (the resampled units)."""
+    unknown = [r for r in rates if r not in statistics.RATES]
+    if unknown:
+        raise ValueError(f"no interval for rate(s) {unknown}: one of {list(statistics.RATES)}")
+    columns = [*by, *[f"{r}{s}" for r in rates for s in ("", "_lo", "_hi")], "documents"]
+    if doc_counts.empty:
+        return pd.DataFrame(columns=columns)
+    cluster = resampling_unit(doc_counts, cluster)
+    long = statistics.bootstrap_rates(
+        doc_counts, by, cluster, boot.resamples, boot.seed, boot.confidence
+    )
+    long = long[long["rate"].isin(rates)]
+    keys = list(by) or ["__all"]
+    if not by:
+        long = long.assign(__all=0)
+    wide = long.pivot(index=keys, columns="rate", values=["estimate", "low", "high"])
+    out = pd.DataFrame(index=wide.index)
+    for r in rates:
+        out[r] = wide[("estimate", r)]
+        out[f"{r}_lo"] = wide[("low", r)]
+        out[f"{r}_hi"] = wide[("high", r)]
+    out["documents"] = long.groupby(keys)["documents"].first()
+    out = out.reset_index()
+    return out.drop(columns=["__all"]) if not by else out[columns]
+
+
+def add_intervals(
+    table: pd.DataFrame,
+    doc_counts: pd.DataFrame,
+    by: Sequence[str],
+    rates: Sequence[str],
+    boot: Bootstrap,
+    cluster: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """``table`` (keyed by ``by``, with the ``rates`` as fractions) with ``<rate>_lo`` and
+    ``<rate>_hi`` beside each rate, in the table's row order. Rows without documents get
+    empty bounds. Raises ``ValueError`` when a bootstrap estimate differs from the table's
+    rate: the document counts and the table would then not describe the same mutants."""
+    found = rate_intervals(doc_counts, by, rates, boot, cluster)
+    bounds = [f"{r}{s}" for r in rates for s in ("_lo", "_hi")]
+    merged = table.merge(
+        found[[*by, *rates, *bounds]].rename(columns={r: f"{r}__boot" for r in rates}),
+        on=list(by),
+        how="left",
+        validate="one_to_one",
+    )
+    for r in rates:
+        mine, theirs = merged[r].to_numpy(np.float64), merged[f"{r}__boot"].to_numpy(np.float64)
+        both = ~np.isnan(theirs)
+        if not np.allclose(mine[both], theirs[both], rtol=0, atol=1e-12, equal_nan=True):
+            raise ValueError(f"{r}: the document counts do not add up to the table's rates")
+    out = merged.drop(columns=[f"{r}__boot" for r in rates])
+    ordered = []
+    for c in table.columns:
+        ordered.append(c)
+        if c in rates:
+            ordered += [f"{c}_lo", f"{c}_hi"]
+    return out[ordered]
+
+
+def compare(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    by: Sequence[str],
+    rate: str,
+    boot: Bootstrap,
+    cluster: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """``rate(a) - rate(b)`` per group of ``by``: ``rate_a``, ``rate_b``, ``difference``,
+    ``difference_lo``, ``difference_hi``, ``p_value`` and ``significant`` (the interval
+    excludes 0). Documents both sides share are drawn together (paired)."""
+    columns = [*by, "rate_a", "rate_b", "difference", "difference_lo", "difference_hi",
+               "p_value", "significant"]  # fmt: skip
+    if a.empty:
+        return pd.DataFrame(columns=columns)
+    cluster = resampling_unit(a, cluster)
+    found = statistics.compare_rates(a, b, by, cluster, boot.resamples, boot.seed, boot.confidence)
+    found = found[found["rate"] == rate].rename(
+        columns={"low": "difference_lo", "high": "difference_hi"}
+    )
+    return found[columns].reset_index(drop=True)
+
+
+def resampling_unit(frame: pd.DataFrame, cluster: Sequence[str] | None = None) -> list[str]:
+    """The columns naming one resampling unit: ``cluster`` when given, else one original
+    document — :data:`CLUSTER` after :func:`pooled_levels`, (dataset, doc_id) or doc_id."""
+    if cluster is not None:
+        return list(cluster)
+    if UNIT in frame.columns:
+        return list(CLUSTER)
+    return ["dataset", "doc_id"] if "dataset" in frame.columns else ["doc_id"]
+
+
+def _nan(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+def cell(value, lo=None, hi=None, digits: int = 2, scale: float = 100.0) -> str:
+    """``12.34 [11.10, 13.60]``: a rate and its interval in percent (``scale`` 1: as given);
+    ``–`` when the rate is undefined; the bare value when there is no interval."""
+    if _nan(value):
+        return "–"
+    text = f"{scale * float(value):.{digits}f}"
+    if _nan(lo) or _nan(hi):
+        return text
+    return f"{text} [{scale * float(lo):.{digits}f}, {scale * float(hi):.{digits}f}]"
+
+
+def difference_cell(row: Mapping[str, Any], digits: int = 2, scale: float = 100.0) -> str:
+    """``+5.10 [2.00, 8.30]*`` for a row of :func:`compare` (``*``: significant); ``–`` when
+    either rate is undefined."""
+    d = row.get("difference")
+    if _nan(d):
+        return "–"
+    lo, hi = row.get("difference_lo"), row.get("difference_hi")
+    text = f"{scale * float(d):+.{digits}f}"
+    if not (_nan(lo) or _nan(hi)):
+        text += f" [{scale * float(lo):+.{digits}f}, {scale * float(hi):+.{digits}f}]"
+    return text + ("*" if bool(row.get("significant")) else "")
+
+
+def within(value: float, lo: float, hi: float) -> bool | None:
+    """Is ``value`` inside ``[lo, hi]`` (None when there is no interval)?"""
+    if _nan(value) or _nan(lo) or _nan(hi):
+        return None
+    return bool(lo <= value <= hi)

@@ -1,0 +1,153 @@
+"""The paper-vs-run table: the paper's numbers beside hand-made RQ1 tables and grammar scores,
+"within" decided by the run's interval, "not run" where the run has no number."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from rq_runs import make_rich_run
+
+from hinter.config import load_yaml, validate_config
+from hinter.rq import captions, comparison, paper, rq1
+from hinter.rq.intervals import Bootstrap
+
+BOOT = Bootstrap(resamples=500, seed=1)
+# what the rule passes: hinter.rq.captions.settings of a real config, renamed
+SETTINGS = {
+    **captions.settings(
+        validate_config(load_yaml(Path(__file__).parents[2] / "config" / "demo.yaml"))
+    ),
+    "run": "handmade",
+}
+
+
+def rate_rows(rows: list[tuple]) -> pd.DataFrame:
+    """A Table-3-like CSV frame: (dataset, model, I, I lo, I hi, H, H lo, H hi) in percent."""
+    cols = ["dataset", "model", "error_rate_pct", "error_rate_lo_pct", "error_rate_hi_pct",
+            "hidden_rate_pct", "hidden_rate_lo_pct", "hidden_rate_hi_pct"]  # fmt: skip
+    return pd.DataFrame(rows, columns=cols)
+
+
+def tables() -> dict[str, pd.DataFrame]:
+    table3 = rate_rows(
+        [
+            ("imdb", "llama2", 3.0, 2.0, 4.0, 30.0, 20.0, 40.0),  # I: paper 3.52 inside
+            ("All", "Total", 14.0, 13.0, 16.0, 10.0, 9.0, 11.0),  # H: paper 16.62 outside
+        ]
+    )
+    atomic = rate_rows([("All", "Total", 9.0, 8.0, 9.2, None, None, None)])
+    distinct = pd.DataFrame(
+        [("Total", "All", "intersectional", 10, 4, 40.0, 35.0, 45.0)],
+        columns=["model", "dataset", "kind", "originals", "bias_inducing", "share_pct",
+                 "share_lo_pct", "share_hi_pct"],
+    )  # fmt: skip
+    counts = ["mutants", "valid", "decided", "errors", "false_positives", "hidden_base", "hidden"]
+    by_suite = pd.DataFrame(
+        [
+            ("llama2", "imdb", 1, 400, 40, 40, 1, 30, 0, 0),
+            ("llama2", "imdb", 2, 400, 10, 10, 3, 50, 3, 1),
+            ("llama2", "imdb", 3, 200, 0, 0, 0, 20, 0, 0),
+            ("bert", "imdb", 2, 1000, 50, 50, 0, 0, 0, 0),
+        ],
+        columns=["model", "dataset", "order", *counts],
+    )
+    return {"table3": table3, "atomic_rates": atomic, "distinct_originals": distinct,
+            "rates_by_suite": by_suite}  # fmt: skip
+
+
+def grammar_scores() -> pd.DataFrame:
+    rows = [
+        ("original", "d1", None, 100, 20),  # originals: 100 * (1 - 30 / 200) = 85
+        ("original", "d2", None, 100, 10),
+        ("mutant", "d1", True, 50, 5),  # valid mutants: 100 * (1 - 5 / 100) = 95
+        ("mutant", "d2", True, 50, 0),
+        ("mutant", "d2", False, 50, 50),  # discarded: not in either group
+    ]
+    frame = pd.DataFrame(rows, columns=["kind", "doc_id", "valid", "words", "issues"])
+    frame["valid"] = frame["valid"].astype("boolean")
+    return frame.assign(
+        score=100 * (1 - frame["issues"] / frame["words"]), checker="harper", model="m",
+        dataset="imdb",
+    )  # fmt: skip
+
+
+def by_quantity(frame: pd.DataFrame) -> pd.DataFrame:
+    assert frame["quantity"].is_unique
+    return frame.set_index("quantity")
+
+
+def test_every_number_is_beside_the_papers_with_its_interval_verdict():
+    rows = by_quantity(comparison.comparison_rows(tables(), grammar_scores(), BOOT))
+    i_all = rows.loc["Intersectional error rate I, all models and datasets"]
+    assert (i_all["paper"], i_all["run"], i_all["within"]) == (14.61, 14.0, "yes")
+    h_all = rows.loc["Hidden rate H, all models and datasets"]
+    assert (h_all["paper"], h_all["run"], h_all["within"]) == (16.62, 10.0, "no")
+    assert rows.loc["Atomic error rate, all models", "within"] == "no"  # 9.33 > 9.2
+    share = rows.loc["Originals with ≥ 1 intersectional bias"]
+    assert (share["run"], share["within"], share["note"]) == (40.0, "yes", "4 of 10 originals")
+    assert pd.isna(rows.loc["Atomic error rate, gpt35", "run"])  # gpt35 not run
+
+    # Table 3: every cell of the paper, N/A cells left out
+    t3 = rows[rows["section"] == "Table 3"]
+    assert len(t3) == 2 * (6 * 7 - 4)  # 6 dataset rows (with All) x 7 columns, IMDB's 4 N/A
+    cell = rows.loc["I, imdb × llama2"]
+    assert (cell["paper"], cell["run"], cell["within"]) == (3.52, 3.0, "yes")
+    assert cell["run_lo"] == 2.0 and cell["run_hi"] == 4.0
+    assert "I, imdb × bert" not in rows.index
+    assert rows.loc["I, All × roberta", "paper"] == paper.RQ1[
+        "intersectional_error_rate_by_model"]["roberta"]  # fmt: skip
+    assert pd.isna(rows.loc["H, ecthr_a × gpt35", "run"])
+
+    # RQ2: pooled scores of originals and valid mutants, with intervals over documents
+    orig = rows.loc["Grammar score of originals"]
+    assert orig["run"] == pytest.approx(85.0) and orig["run_lo"] <= 85.0 <= orig["run_hi"]
+    assert rows.loc["Grammar score of valid mutants", "run"] == pytest.approx(95.0)
+    # RQ3: pooled over every row
+    assert rows.loc["Mutants discarded by the invariant", "run"] == pytest.approx(
+        100 * (2000 - 100) / 2000
+    )
+    assert rows.loc["False positives (bias-inducing discarded mutants)", "run"] == 100
+    assert rows.loc["True positives (bias-inducing valid mutants)", "run"] == 4
+    # RQ5: only the (model, dataset) runs with an N=3 suite: llama2 on imdb, not bert
+    assert rows.loc["Atomic error rate", "run"] == pytest.approx(100 * 1 / 40)
+    assert rows.loc["2-intersectional error rate", "run"] == pytest.approx(100 * 3 / 10)
+    assert rows.loc["2-intersectional hidden rate", "run"] == pytest.approx(100 * 1 / 3)
+    assert pd.isna(rows.loc["3-intersectional error rate", "run"])  # nothing valid
+    assert rows.loc["2-intersectional error rate", "note"] == "llama2 on imdb"
+
+
+def test_the_document_names_the_run_and_says_what_is_not_run():
+    table = comparison.build(tables(), grammar_scores().iloc[:0], BOOT, SETTINGS,
+                             ["config/demo.yaml"])  # fmt: skip
+    md = table.markdown
+    assert md.startswith("# Paper vs this run")
+    assert "``handmade`` (config/demo.yaml)" in md and "B = 500 resamples" in md
+    assert (
+        "| RQ1 | Hidden rate H, all models and datasets | 16.62 | 10.00 \\[9.00, 11.00\\] | no |"
+        in md
+    )
+    assert "| RQ3 | False positives (bias-inducing discarded mutants) | 7,604,247 | 100 |" in md
+    assert "| RQ2 | Grammar score of originals | 78.73 | not run |  | no grammar sample |" in md
+    n = len(table.data)
+    assert f"{n} numbers compared" in md
+
+
+def test_written_from_real_rq1_tables_and_rerun_identically(tmp_path):
+    run = make_rich_run(tmp_path / "work")
+    rq1_dir = tmp_path / "rq1"
+    rq1.write_tables(run.outcome_files, run.example_files, rq1_dir, boot=BOOT)
+    out = tmp_path / "paper"
+    written = comparison.write(rq1_dir, [], out, BOOT, SETTINGS)
+    assert sorted(p.name for p in written) == [f"paper_vs_run.{e}" for e in ("csv", "html", "md")]
+    first = {p: p.read_bytes() for p in written}
+    comparison.write(rq1_dir, [], out, BOOT, SETTINGS)
+    assert {p: p.read_bytes() for p in written} == first
+    data = pd.read_csv(out / "paper_vs_run.csv")
+    t3 = pd.read_csv(rq1_dir / "table3.csv")
+    total = t3[(t3["dataset"] == "All") & (t3["model"] == "Total")].iloc[0]
+    row = data[data["quantity"] == "Intersectional error rate I, all models and datasets"].iloc[0]
+    assert row["run"] == pytest.approx(total["error_rate_pct"], abs=1e-4)
+    assert row["run_lo"] == pytest.approx(total["error_rate_lo_pct"], abs=1e-4)
+    assert "<table>" in (out / "paper_vs_run.html").read_text()

@@ -1,0 +1,34 @@
+"""Rule `paper_comparison`: the paper's numbers beside this run's (results/<run>/paper/)."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import comparison
+from hinter.rq.intervals import Bootstrap
+from hinter.workflow import run
+
+
+def main() -> None:
+    out_dir = Path(snakemake.output[0]).parent
+    written = comparison.write(
+        Path(snakemake.input.tables[0]).parent,
+        [
+            (model, dataset, path)
+            for (model, dataset), path in zip(
+                snakemake.params.grammar_keys, snakemake.input.grammar, strict=True
+            )
+        ],
+        out_dir,
+        Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}),
+        dict(snakemake.params.settings),
+        list(snakemake.params.config_files),
+    )
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        got = sorted(map(str, written))
+        raise DataError(
+            f"{out_dir}: the comparison wrote {got}, the rule expects {sorted(expected)}"
+        )
+
+
+run(snakemake, main)
