@@ -146,7 +146,9 @@ def test_threshold_re_decision_equals_the_oracle_at_that_threshold(threshold):
     for column in ("biased", "hidden", "pattern", "hidden_artifact"):
         assert again[column].tolist() == as_stored[column].tolist()
     by = ["model", "suite"]
-    pd.testing.assert_frame_equal(rates.counts(stored, by, threshold, rates.BENIGN), rates.counts(direct, by))
+    pd.testing.assert_frame_equal(
+        rates.counts(stored, by, threshold, rates.BENIGN), rates.counts(direct, by)
+    )
 
 
 def test_stored_verdicts_are_reproduced():

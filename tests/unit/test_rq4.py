@@ -30,9 +30,13 @@ def _run(tmp_path):
         add_case(inter, doc, m, parents)
         for suite, attr, biased in ((race, "race", parents[0]), (gender, "gender", parents[1])):
             suite.doc(doc, TEXT, pred=(0,))
-            suite.atomic(doc, attr, *{"race": ("British", "Pakistani"),
-                                      "gender": ("people", "trans women")}[attr],
-                         pred=(1,) if biased else (0,), role="mutant")  # fmt: skip
+            suite.atomic(
+                doc,
+                attr,
+                *{"race": ("British", "Pakistani"), "gender": ("people", "trans women")}[attr],
+                pred=(1,) if biased else (0,),
+                role="mutant",
+            )
     run.add("gpt", "imdb", "inter-race+gender", [inter])
     run.add("gpt", "imdb", "atomic-race", [race])
     run.add("gpt", "imdb", "atomic-gender", [gender])
@@ -69,8 +73,13 @@ def plain_fig9(frame: pd.DataFrame) -> dict[str, int]:
         if r.valid and r.biased is True:
             errors += 1
             with_child += r.mutant_id in children
-    return {"base": base, "hidden": hidden, "artifact": artifact, "errors": errors,
-            "with_child": with_child}  # fmt: skip
+    return {
+        "base": base,
+        "hidden": hidden,
+        "artifact": artifact,
+        "errors": errors,
+        "with_child": with_child,
+    }
 
 
 def test_counterparts_match_a_plain_computation(run):
@@ -145,8 +154,13 @@ def test_atomic_children_against_pandas():
 
 
 def test_set_regions_put_each_unit_in_exactly_one_region():
-    m = pd.DataFrame({"A": [True, True, False, False, True], "B": [False, True, False, True, True],
-                      "C": [False, False, False, True, True]})  # fmt: skip
+    m = pd.DataFrame(
+        {
+            "A": [True, True, False, False, True],
+            "B": [False, True, False, True, True],
+            "C": [False, False, False, True, True],
+        }
+    )
     r = rates.set_regions(m, ["A", "B", "C"])
     assert r["100"].tolist() == [1, 0, 0, 0, 0]
     assert r["110"].tolist() == [0, 1, 0, 0, 0]
@@ -158,8 +172,9 @@ def test_set_regions_put_each_unit_in_exactly_one_region():
 
 def test_venn_regions_match_document_sets(run):
     files = run.outcome_files
-    t = rq4.build_tables(files, ["bert", "llama", "gpt"], ["scotus", "imdb", "ecthr_a"],
-                         STATS)["venn"].data  # fmt: skip
+    t = rq4.build_tables(files, ["bert", "llama", "gpt"], ["scotus", "imdb", "ecthr_a"], STATS)[
+        "venn"
+    ].data
     frame = _frames(run)
     biased = frame[frame["valid"] & frame["biased"].fillna(False).astype(bool)]
     suite = "inter-race+gender"
@@ -182,18 +197,23 @@ def test_venn_regions_match_document_sets(run):
 
 def test_files_are_the_registered_ones_and_byte_identical(run, tmp_path):
     files = run.outcome_files
-    kwargs = {"models": ["bert", "llama", "gpt"], "datasets": ["scotus", "imdb", "ecthr_a"],
-              "stats": STATS}  # fmt: skip
+    kwargs = {
+        "models": ["bert", "llama", "gpt"],
+        "datasets": ["scotus", "imdb", "ecthr_a"],
+        "stats": STATS,
+    }
     first = rq4.write_tables(files, tmp_path / "a", **kwargs)
     second = rq4.write_tables(files, tmp_path / "b", **kwargs)
     names = {p.name for p in first}
-    assert names == {f"{o.name}.{e}" for o in outputs.outputs(4, outputs.TABLE)
-                     for e in o.extensions}  # fmt: skip
+    assert names == {
+        f"{o.name}.{e}" for o in outputs.outputs(4, outputs.TABLE) for e in o.extensions
+    }
     for a, b in zip(sorted(first), sorted(second), strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
     figures = rq4.write_figures(tmp_path / "a", tmp_path / "figs")
     again = rq4.write_figures(tmp_path / "a", tmp_path / "figs2")
-    assert {p.name for p in figures} == {f"{o.name}.{e}" for o in outputs.outputs(4, outputs.FIGURE)
-                                         for e in o.extensions}  # fmt: skip
+    assert {p.name for p in figures} == {
+        f"{o.name}.{e}" for o in outputs.outputs(4, outputs.FIGURE) for e in o.extensions
+    }
     for a, b in zip(sorted(figures), sorted(again), strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name

@@ -21,8 +21,9 @@ def _pie(ax: Axes, title: str, values: Sequence[int], labels: Sequence[str], col
     total = sum(values)
     ax.set_title(title, loc="left")
     if total == 0:
-        ax.text(0.5, 0.5, "no bias-inducing mutants", ha="center", va="center",
-                transform=ax.transAxes)  # fmt: skip
+        ax.text(
+            0.5, 0.5, "no bias-inducing mutants", ha="center", va="center", transform=ax.transAxes
+        )
         ax.set_axis_off()
         return
     shown = [(v, lab, c) for v, lab, c in zip(values, labels, colors, strict=True) if v > 0]
@@ -35,8 +36,10 @@ def _pie(ax: Axes, title: str, values: Sequence[int], labels: Sequence[str], col
     )
     ax.legend(
         [f"{lab}: {v:,} ({100 * v / total:.2f}%)" for v, lab, _ in shown],
-        loc="upper center", bbox_to_anchor=(0.5, 0.0), fontsize=6.5,
-    )  # fmt: skip
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        fontsize=6.5,
+    )
     ax.set_aspect("equal")
 
 
@@ -56,16 +59,34 @@ def counterpart_pies(table: pd.DataFrame, artifact: str, compatibility: bool) ->
     atomic = style.color("kinds", "atomic")
     panels = []
     a = row("intersectional", "definition")
-    panels.append(("(a) Intersectional, as defined", a,
-                   ["with a bias-inducing atomic parent", "without (hidden)"], [inter, hidden]))  # fmt: skip
+    panels.append(
+        (
+            "(a) Intersectional, as defined",
+            a,
+            ["with a bias-inducing atomic parent", "without (hidden)"],
+            [inter, hidden],
+        )
+    )
     if compatibility:
         b = row("intersectional", artifact)
-        panels.append(("(b) Intersectional, artifact's condition", b,
-                       ["otherwise", "atomic 1 benign, atomic 2 biased"], [inter, hidden]))  # fmt: skip
+        panels.append(
+            (
+                "(b) Intersectional, artifact's condition",
+                b,
+                ["otherwise", "atomic 1 benign, atomic 2 biased"],
+                [inter, hidden],
+            )
+        )
     else:
         b = row("atomic", "definition")
-        panels.append(("(b) Atomic", b,
-                       ["with a bias-inducing intersectional child", "without"], [atomic, "#999999"]))  # fmt: skip
+        panels.append(
+            (
+                "(b) Atomic",
+                b,
+                ["with a bias-inducing intersectional child", "without"],
+                [atomic, "#999999"],
+            )
+        )
     with style.context():
         fig = Figure(figsize=style.size(columns=2, rows=1.25))
         axes = fig.subplots(1, 2)
@@ -112,8 +133,7 @@ def venn_diagrams(rows: pd.DataFrame) -> Figure:
                     label.set_text(f"{n}\n({pct})")
                     label.set_fontsize(6.5)
             union = int(part["union"].iloc[0]) if len(part) else 0
-            ax.set_title(f"({chr(97 + i)}) {style.name('suites', suite)} (N = {union})",
-                         loc="left")  # fmt: skip
+            ax.set_title(f"({chr(97 + i)}) {style.name('suites', suite)} (N = {union})", loc="left")
         return fig
 
 
@@ -133,15 +153,19 @@ def upset(rows: pd.DataFrame) -> Figure:
         part = part[part["originals"] > 0]
         if part.empty:
             ax = fig.subplots()
-            text = "this run has no suite of order 3" if not suites else "no bias-inducing originals"
+            text = (
+                "this run has no suite of order 3" if not suites else "no bias-inducing originals"
+            )
             ax.text(0.5, 0.5, text, ha="center", va="center")
             ax.set_axis_off()
             return fig
         sets = str(part["sets"].iloc[0]).split(";")
         names = [
-            style.name("attributes", s.partition("-")[2]) + " (atomic)" if s.startswith("atomic-")
-            else style.name("suites", s) for s in sets
-        ]  # fmt: skip
+            style.name("attributes", s.partition("-")[2]) + " (atomic)"
+            if s.startswith("atomic-")
+            else style.name("suites", s)
+            for s in sets
+        ]
         part = part.sort_values(["originals", "region"], ascending=[False, True], kind="stable")
         keys = [str(k).zfill(len(sets)) for k in part["region"]]
         bars_ax, dots_ax = fig.subplots(2, 1, sharex=True, height_ratios=[2, 1])
@@ -149,12 +173,22 @@ def upset(rows: pd.DataFrame) -> Figure:
         color = style.color("suites", suites[0])
         bars_ax.bar(x, part["originals"], color=color, width=0.6)
         for xi, n, s in zip(x, part["originals"], part["share_pct"], strict=True):
-            bars_ax.annotate(f"{int(n)}\n{s:.1f}%", (xi, n), xytext=(0, 2),
-                             textcoords="offset points", ha="center", va="bottom", fontsize=6)  # fmt: skip
+            bars_ax.annotate(
+                f"{int(n)}\n{s:.1f}%",
+                (xi, n),
+                xytext=(0, 2),
+                textcoords="offset points",
+                ha="center",
+                va="bottom",
+                fontsize=6,
+            )
         bars_ax.set_ylabel("Bias-inducing originals")
         bars_ax.set_ylim(0, part["originals"].max() * 1.35)
-        bars_ax.set_title(f"Bias-inducing originals, {style.name('suites', suites[0])} "
-                          f"(N = {int(part['union'].iloc[0])})", loc="left")  # fmt: skip
+        bars_ax.set_title(
+            f"Bias-inducing originals, {style.name('suites', suites[0])} "
+            f"(N = {int(part['union'].iloc[0])})",
+            loc="left",
+        )
         for xi, key in zip(x, keys, strict=True):
             ys = [j for j, bit in enumerate(key) if bit == "1"]
             dots_ax.scatter([xi] * len(sets), range(len(sets)), s=18, color="#dddddd", zorder=1)

@@ -98,7 +98,9 @@ def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFram
         if len(frame):
             part = rates.document_flags(frame, by=["model", "dataset"])
             flags.append(part.loc[part["bias_inducing"], keys].assign(suite=f.suite))
-    members = pd.concat(flags, ignore_index=True) if flags else pd.DataFrame(columns=[*keys, "suite"])
+    members = (
+        pd.concat(flags, ignore_index=True) if flags else pd.DataFrame(columns=[*keys, "suite"])
+    )
     log.info("%s on %s: %d documents with counts", model, dataset, len(docs))
     return docs, members
 
@@ -125,7 +127,9 @@ def collect(files: Sequence[OutcomeFile], order: int = 2) -> tuple[pd.DataFrame,
     keys = ["model", "dataset", "doc_id"]
     return (
         pd.concat(docs, ignore_index=True) if docs else _merge([], keys, COUNTERPART_INPUTS),
-        pd.concat(members, ignore_index=True) if members else pd.DataFrame(columns=[*keys, "suite"]),
+        pd.concat(members, ignore_index=True)
+        if members
+        else pd.DataFrame(columns=[*keys, "suite"]),
     )
 
 
@@ -133,11 +137,19 @@ def _pooled(doc_counts: pd.DataFrame, inputs, statistic, rates_, stats) -> pd.Da
     """Per (model, dataset), per model over datasets, and over everything (All / Total)."""
     parts = [
         ci.intervals(doc_counts, inputs, statistic, rates_, ["model", "dataset"], **stats),
-        ci.intervals(doc_counts, inputs, statistic, rates_, ["model"], ("dataset", "doc_id"),
-                     **stats).assign(dataset=ALL),
-        ci.intervals(doc_counts.assign(model=TOTAL, dataset=ALL), inputs, statistic, rates_,
-                     ["model", "dataset"], ("doc_id_all",), **stats),
-    ]  # fmt: skip
+        ci.intervals(
+            doc_counts, inputs, statistic, rates_, ["model"], ("dataset", "doc_id"), **stats
+        ).assign(dataset=ALL),
+        ci.intervals(
+            doc_counts.assign(model=TOTAL, dataset=ALL),
+            inputs,
+            statistic,
+            rates_,
+            ["model", "dataset"],
+            ("doc_id_all",),
+            **stats,
+        ),
+    ]
     return pd.concat([p for p in parts if len(p)], ignore_index=True)
 
 
@@ -163,10 +175,15 @@ def counterparts(
         key = {"model": r["model"], "dataset": r["dataset"]}
         for population, condition, total, without, rate in (
             ("intersectional", DEFINITION, "hidden_base", "hidden", "inter_without_atomic"),
-            ("intersectional", ARTIFACT, "hidden_base", "hidden_artifact",
-             "inter_without_atomic_artifact"),
+            (
+                "intersectional",
+                ARTIFACT,
+                "hidden_base",
+                "hidden_artifact",
+                "inter_without_atomic_artifact",
+            ),
             ("atomic", DEFINITION, "atomic_errors", None, "atomic_with_child"),
-        ):  # fmt: skip
+        ):
             n = int(r[total])
             if population == "atomic":
                 with_, without_n = int(r["with_child"]), n - int(r["with_child"])
@@ -241,8 +258,12 @@ def venn(
     (model, dataset) and pooled, every non-empty region's originals and share of the union."""
     records = []
     level = round(100 * float(stats.get("confidence", 0.95)))
-    sections = ["# Fig. 10 data — bias-inducing originals, atomic vs intersectional", "",
-                CAPTIONS["venn"].format(level=level), ""]  # fmt: skip
+    sections = [
+        "# Fig. 10 data — bias-inducing originals, atomic vs intersectional",
+        "",
+        CAPTIONS["venn"].format(level=level),
+        "",
+    ]
     keys = ["model", "dataset", "doc_id"]
     for suite in suites:
         sets = suite_sets(suite)
@@ -303,8 +324,20 @@ def venn(
         ]
     if not suites:
         sections.append("No intersectional suite in this run.\n")
-    columns = ["suite", "order", "sets", "model", "dataset", "region", "name", "originals",
-               "union", "share_pct", "share_low_pct", "share_high_pct"]  # fmt: skip
+    columns = [
+        "suite",
+        "order",
+        "sets",
+        "model",
+        "dataset",
+        "region",
+        "name",
+        "originals",
+        "union",
+        "share_pct",
+        "share_low_pct",
+        "share_high_pct",
+    ]
     return Table(pd.DataFrame(records, columns=columns), "\n".join(sections))
 
 
@@ -359,10 +392,14 @@ def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
 
 def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
     return {
-        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""],
-                       dtype={"region": str})
+        n: pd.read_csv(
+            Path(tables_dir) / f"{n}.csv",
+            keep_default_na=False,
+            na_values=[""],
+            dtype={"region": str},
+        )
         for n in names
-    }  # fmt: skip
+    }
 
 
 def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
