@@ -102,7 +102,11 @@ def counterpart_pies(table: pd.DataFrame, artifact: str, compatibility: bool) ->
 def venn_diagrams(rows: pd.DataFrame) -> Figure:
     """Fig. 10: one three-set Venn diagram per attribute pair (atomic A, atomic B,
     intersectional A × B) of the originals in each region, labelled "count (share %)"."""
-    from matplotlib_venn import venn3_unweighted
+    from matplotlib_venn import venn3
+    from matplotlib_venn.layout.venn3 import DefaultLayoutAlgorithm
+
+    # every region drawn at the same size: the numbers, not the areas, carry the counts
+    equal = DefaultLayoutAlgorithm(fixed_subset_sizes=(1,) * 7)
 
     suites = list(dict.fromkeys(rows["suite"]))
     with style.context():
@@ -118,12 +122,13 @@ def venn_diagrams(rows: pd.DataFrame) -> Figure:
             share = {str(r.region).zfill(3): r.share_pct for r in part.itertuples()}
             names = [style.name("attributes", s.partition("-")[2]) for s in sets[:2]]
             names.append(style.name("suites", suites[i]))
-            diagram = venn3_unweighted(
+            diagram = venn3(
                 subsets=counts,
                 set_labels=names,
                 set_colors=[style.color("suites", s) for s in sets],
                 alpha=0.5,
                 ax=ax,
+                layout_algorithm=equal,
             )
             for key, n in counts.items():
                 label = diagram.get_label_by_id(key)
