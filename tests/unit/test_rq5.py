@@ -108,3 +108,18 @@ def test_files_are_the_registered_ones_and_byte_identical(run, tmp_path):
     }
     for a, b in zip(sorted(first), sorted(second), strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_runs_of_rq5_and_rq6_follow_the_paper_config(repo):
+    from hinter.config import load_yaml, validate_config
+    from hinter.rq import runs
+
+    config = validate_config(load_yaml(repo / "config" / "config.yaml"))
+    assert runs.higher_order_runs(config) == [
+        runs.HigherOrderRun("llama2", "imdb", "inter-body+gender+race", 10_000)
+    ]
+    variant_runs = runs.variant_runs(config)
+    assert [(m, d) for m, d, _ in variant_runs] == [("llama2", "scotus"), ("llama2", "imdb")]
+    assert variant_runs[0][2] == ["default", "default-run2", "default-run3", "alt1", "alt2"]
+    assert runs.threshold_runs(config) == [("llama2", "scotus"), ("llama2", "imdb")]
+    assert config["sensitivity"]["threshold_rule"] == "exclude"
