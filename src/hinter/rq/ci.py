@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from hinter import statistics
+from hinter import rates, statistics
 from hinter.rq.render import percent
 
 
@@ -76,3 +76,17 @@ def cell(row: Mapping[str, Any], rate: str) -> str:
     if low is None or high is None or math.isnan(low) or math.isnan(high):
         return text
     return f"{text} [{percent(low / 100)}, {percent(high / 100)}]"
+
+
+def combine_document_counts(parts: Sequence[pd.DataFrame], keys: Sequence[str]) -> pd.DataFrame:
+    """Per-document counts of several files (e.g. the suites of one order) as one table: counts
+    add up, the document flags (``originals``, ``bias_inducing``) are "any". So each outcome
+    file is read and reduced on its own, and memory follows one file."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=[*keys, *statistics.COLUMNS])
+    frame = pd.concat(parts, ignore_index=True)
+    grouped = frame.groupby(list(keys), sort=True, dropna=False)
+    counts = grouped[list(rates.COUNT_COLUMNS)].sum()
+    flags = grouped[list(statistics.FLAG_COLUMNS)].max()
+    return counts.join(flags).reset_index()[[*keys, *statistics.COLUMNS]]

@@ -75,34 +75,42 @@ CAPTIONS = {
 
 
 def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(per-document Fig. 9 counts, per-document suite memberships) of one (model, dataset)."""
-    frames = {f.suite: read_outcomes(f, COLUMNS) for f in group}
-    model, dataset = group[0].model, group[0].dataset
+    """(per-document Fig. 9 counts, per-document suite memberships) of one (model, dataset).
+
+    Each file is read once and reduced at once (memory follows one file): the intersectional
+    suites of ``order`` first, for their counts and the ids of the atomic mutants with a
+    bias-inducing child, then the atomic suites, which look those ids up."""
     keys = ["model", "dataset", "doc_id"]
-    inter = [frames[f.suite] for f in group if f.order == order]
-    atomic = [frames[f.suite] for f in group if f.order == 1]
-    parts = []
-    if inter:
-        rows = pd.concat(inter, ignore_index=True)
-        parts.append(rates.counts(rows, by=keys)[[*keys, *COUNTERPART_INPUTS[:3]]])
-        children = rates.biased_children(rows)
-    else:
-        children = (set(), set())
-    if atomic:
-        rows = pd.concat(atomic, ignore_index=True)
-        parts.append(rates.atomic_children(rows, children, by=keys))
-    docs = _merge(parts, keys, COUNTERPART_INPUTS)
-    flags = []
-    for f in group:
-        frame = frames[f.suite]
+    ordered = [f for f in group if f.order == order] + [f for f in group if f.order != order]
+    inter_counts, atomic_counts, flags = [], [], []
+    with_biased: set[str] = set()
+    with_any: set[str] = set()
+    for f in ordered:
+        frame = read_outcomes(f, COLUMNS)
+        if f.order == order:
+            inter_counts.append(rates.counts(frame, by=keys)[[*keys, *COUNTERPART_INPUTS[:3]]])
+            biased, any_ = rates.biased_children(frame)
+            with_biased |= biased
+            with_any |= any_
+        elif f.order == 1:
+            atomic_counts.append(rates.atomic_children(frame, (with_biased, with_any), by=keys))
         if len(frame):
             part = rates.document_flags(frame, by=["model", "dataset"])
             flags.append(part.loc[part["bias_inducing"], keys].assign(suite=f.suite))
+        log.info("%s: %d outcome rows", f.path, len(frame))
+    parts = [_sum(inter_counts, keys), _sum(atomic_counts, keys)]
+    docs = _merge([p for p in parts if p is not None], keys, COUNTERPART_INPUTS)
     members = (
         pd.concat(flags, ignore_index=True) if flags else pd.DataFrame(columns=[*keys, "suite"])
     )
-    log.info("%s on %s: %d documents with counts", model, dataset, len(docs))
     return docs, members
+
+
+def _sum(parts: list[pd.DataFrame], keys: list[str]) -> pd.DataFrame | None:
+    """Counts of several files of one (model, dataset) added up per document."""
+    if not parts:
+        return None
+    return pd.concat(parts, ignore_index=True).groupby(keys, sort=True).sum().reset_index()
 
 
 def _merge(parts: list[pd.DataFrame], keys: list[str], columns: Sequence[str]) -> pd.DataFrame:

@@ -68,7 +68,6 @@ def document_counts(
             continue
         model, dataset = group[0].model, group[0].dataset
         limit = limits.get((model, dataset))
-        frames = []
         for f in group:
             frame = read_outcomes(f, RATE_COLUMNS)
             if limit is not None:
@@ -78,13 +77,10 @@ def document_counts(
                     missing = frame.loc[pos.isna(), "doc_id"].iloc[0]
                     raise DataError(f"{f.path}: document {missing} is not among the tested")
                 frame = frame[pos < limit]
-            frames.append(frame)
-        rows = pd.concat(frames, ignore_index=True)
-        parts.append(statistics.document_counts(rows, by=["model", "dataset", "order"]))
-        log.info("%s on %s: %d outcome rows (limit %s)", model, dataset, len(rows), limit)
-    if not parts:
-        return pd.DataFrame(columns=["model", "dataset", "order", "doc_id", *statistics.COLUMNS])
-    return pd.concat(parts, ignore_index=True)
+            # one file at a time: only its per-document counts are kept
+            parts.append(statistics.document_counts(frame, by=["model", "dataset", "order"]))
+            log.info("%s: %d outcome rows (document limit %s)", f.path, len(frame), limit)
+    return ci.combine_document_counts(parts, ["model", "dataset", "order", "doc_id"])
 
 
 def table5(

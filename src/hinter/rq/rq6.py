@@ -81,12 +81,9 @@ def variant_counts(files: Sequence[OutcomeFile], order: int = 2) -> pd.DataFrame
         if f.order != order:
             continue
         frame = read_outcomes(f, RATE_COLUMNS).assign(variant=f.variant)
-        parts.append(frame)
-    if not parts:
-        return pd.DataFrame(columns=["model", "dataset", "variant", "doc_id", *statistics.COLUMNS])
-    frame = pd.concat(parts, ignore_index=True)
-    # documents over the suites of one (model, dataset, variant) are one unit
-    return statistics.document_counts(frame, by=["model", "dataset", "variant"])
+        parts.append(statistics.document_counts(frame, by=["model", "dataset", "variant"]))
+    # the suites of one (model, dataset, variant) on one document are one unit
+    return ci.combine_document_counts(parts, ["model", "dataset", "variant", "doc_id"])
 
 
 def variants(
@@ -188,28 +185,21 @@ def threshold_counts(
     files: Sequence[OutcomeFile], thresholds: Sequence[float], order: int = 2
 ) -> pd.DataFrame:
     """Per-document counts by (model, dataset, rule, threshold) of the suites of ``order``,
-    one (model, dataset) at a time."""
-    groups: dict[tuple[str, str], list[OutcomeFile]] = {}
-    for f in files:
-        if f.order == order:
-            groups.setdefault((f.model, f.dataset), []).append(f)
+    one file at a time."""
     parts = []
-    for group in groups.values():
-        frame = pd.concat(
-            [read_outcomes(f, RATE_COLUMNS + THRESHOLD_COLUMNS) for f in group], ignore_index=True
-        )
+    for f in files:
+        if f.order != order:
+            continue
+        frame = read_outcomes(f, RATE_COLUMNS + THRESHOLD_COLUMNS)
         for rule in rates.THRESHOLD_RULES:
             for t in thresholds:
                 counts = statistics.document_counts(
                     frame, by=["model", "dataset"], threshold=float(t), rule=rule
                 )
                 parts.append(counts.assign(rule=rule, threshold=float(t)))
-        log.info("%s on %s: %d outcome rows", group[0].model, group[0].dataset, len(frame))
-    if not parts:
-        return pd.DataFrame(
-            columns=["model", "dataset", "doc_id", *statistics.COLUMNS, "rule", "threshold"]
-        )
-    return pd.concat(parts, ignore_index=True)
+        log.info("%s: %d outcome rows", f.path, len(frame))
+    keys = ["model", "dataset", "rule", "threshold", "doc_id"]
+    return ci.combine_document_counts(parts, keys)
 
 
 def thresholds_table(
