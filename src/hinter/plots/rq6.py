@@ -47,7 +47,7 @@ def variant_bars(table: pd.DataFrame) -> Figure:
                 shown = [v for v in variants if v in set(part["variant"])]
                 width = 0.8 / max(1, len(shown))
                 for j, v in enumerate(shown):
-                    xs, ys, lo, hi, stars = [], [], [], [], []
+                    xs, ys, lo, hi, stars, values = [], [], [], [], [], []
                     for i, (m, d) in enumerate(runs):
                         hit = part[
                             (part["model"] == m) & (part["dataset"] == d) & (part["variant"] == v)
@@ -56,6 +56,7 @@ def variant_bars(table: pd.DataFrame) -> Figure:
                             continue
                         r = hit.iloc[0]
                         y = r[f"{rate}_pct"]
+                        values.append(y)
                         xs.append(i - 0.4 + width * (j + 0.5))
                         ys.append(0.0 if pd.isna(y) else float(y))
                         lo.append(0.0 if pd.isna(y) else float(y - r[f"{rate}_low_pct"]))
@@ -73,9 +74,18 @@ def variant_bars(table: pd.DataFrame) -> Figure:
                         yerr=[lo, hi],
                         error_kw={"elinewidth": 0.7, "capsize": 1.5},
                     )
-                    for x, y, h, s in zip(xs, ys, hi, stars, strict=True):
-                        if s:
-                            ax.annotate("*", (x, y + h), ha="center", va="bottom", fontsize=8)
+                    for x, y, h, s, v_ in zip(xs, ys, hi, stars, values, strict=True):
+                        # the value on every bar: a 0 is drawn, an undefined rate says "–"
+                        text = "–" if pd.isna(v_) else f"{v_:.1f}"
+                        ax.annotate(
+                            text + ("*" if s else ""),
+                            (x, y + h),
+                            xytext=(0, 1),
+                            textcoords="offset points",
+                            ha="center",
+                            va="bottom",
+                            fontsize=5.5,
+                        )
                 ax.set_xticks(range(len(runs)), [_run_name(m, d) for m, d in runs])
                 ax.set_title(f"({next(letter)}) {title}", loc="left")
                 ax.set_ylabel(ylabel)

@@ -165,9 +165,7 @@ def table5(
         sections.append(_comparisons(doc_counts, model, dataset, stats))
     if not sections:
         sections.append("No model and dataset in this run has a suite of three attributes.\n")
-    limit_text = (
-        ", e.g. the first documents up to the suite's limit" if any(limits.values()) else ""
-    )
+    limit_text = " (its first documents, as each title says)" if any(limits.values()) else ""
     return Table(
         csv,
         document(

@@ -148,10 +148,14 @@ def variants(
             if len(members) > 1:
                 for rate in RATES:
                     values = pd.Series([r[f"{rate}_pct"] for r in members], dtype=float)
+                    values = values.dropna()  # a variant with nothing to divide has no rate
+                    if values.empty:
+                        continue
+                    variance = f"{values.var(ddof=1):.2f}" if len(values) > 1 else "–"
                     notes.append(
                         f"{group} ({', '.join(r['variant'] for r in members)}), "
                         f"{rate.replace('_', ' ')}: {values.min():.2f}–{values.max():.2f}, "
-                        f"mean {values.mean():.2f}, variance {values.var(ddof=1):.2f}"
+                        f"mean {values.mean():.2f}, variance {variance}"
                     )
         sections.append("".join(f"- {n}\n" for n in notes))
     if not sections:
