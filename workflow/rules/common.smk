@@ -352,11 +352,15 @@ def rq6_variant_keys():
     return [
         k
         for k in variant_outcome_keys()
-        if (k[0], k[1]) in chosen and k[2].count("+") == RQ_ORDER - 1
+        if (k[0], k[1]) in chosen and len(plan.parse_suite(k[2])) == RQ_ORDER
     ]
 
 
 def rq6_threshold_keys():
     """(model, dataset, suite) of the default run's order-RQ_ORDER suites that Fig. 12 covers."""
     chosen = set(rq_runs.threshold_runs(config))
-    return [k for k in outcome_keys() if (k[0], k[1]) in chosen and k[2].count("+") == RQ_ORDER - 1]
+    return [
+        k
+        for k in outcome_keys()
+        if (k[0], k[1]) in chosen and len(plan.parse_suite(k[2])) == RQ_ORDER
+    ]
