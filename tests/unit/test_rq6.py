@@ -179,3 +179,31 @@ def test_files_are_the_registered_ones_and_byte_identical(tmp_path):
         assert a.read_bytes() == b.read_bytes(), a.name
     with pytest.raises(ValueError, match="threshold_rule"):
         rq6.write_tables(files, default, tmp_path / "c", **{**kwargs, "rule": "drop"})
+
+
+@pytest.mark.parametrize("config_file", ["demo.yaml", "config.yaml"])
+def test_rq4_rq5_rq6_captions_render_with_the_runs_config_and_the_papers_numbers(repo, config_file):
+    """Every RQ4-RQ6 caption renders (no undefined key) and quotes what it promises."""
+    import jinja2
+
+    from hinter.config import load_yaml, validate_config
+    from hinter.rq import captions
+
+    config = validate_config(load_yaml(repo / "config" / config_file))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    text = {}
+    for rq in (4, 5, 6):
+        for output in outputs.outputs(rq):
+            template = (repo / "workflow" / "report" / output.caption).read_text()
+            snakemake = type("Snakemake", (), {"params": captions.params(rq, config)})
+            text[(rq, output.name)] = env.from_string(template).render(snakemake=snakemake)
+            assert config["run_name"] in text[(rq, output.name)], output.name
+    assert "16.99%" in text[(4, "counterparts")] and "89,564 (26.6%)" in text[(4, "fig9")]
+    assert "83.43%" in text[(4, "fig9")] and "E,B,E" in text[(4, "fig9_artifact")]
+    assert "9.71%" in text[(4, "fig10")]
+    table5 = text[(5, "table5")]
+    assert "3.94%" in table5 and "22.26%" in table5 and "0.54%" in table5
+    for name in ("thresholds", "fig12"):
+        assert f"**{config['sensitivity']['threshold_rule']}**" in text[(6, name)]
+        assert "E,B,B" in text[(6, name)]
+    assert "3.43–3.44" in text[(6, "fig11")]
