@@ -418,7 +418,8 @@ def test_rq4_rq5_rq6_outputs_exist(demo_run):
 def test_rq4_counts_agree_with_rq1(demo_run):
     """Fig. 9a's pooled intersectional counts are RQ1's Table 3 totals (hidden / base)."""
     run = RunLayout(str(demo_run))
-    total = next(r for r in _csv(run.rq_output(1, "table3", "csv")) if r["model"] == "Total")
+    table3 = _csv(run.rq_output(1, "table3", "csv"))
+    total = next(r for r in table3 if (r["model"], r["dataset"]) == ("Total", "All"))
     rows = _csv(run.rq_output(4, "counterparts", "csv"))
     pooled = {(r["population"], r["condition"]): r for r in rows if r["model"] == "Total"}
     inter = pooled[("intersectional", "definition")]
