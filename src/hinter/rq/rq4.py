@@ -65,7 +65,9 @@ CAPTIONS = {
         suite's attributes and the intersectional suite itself. Each original is counted in
         exactly one region (e.g. "intersectional only"); shares are of the union, in percent,
         with {level}% bootstrap intervals over original documents. Units are (model, dataset,
-        original) pooled over every model and dataset (All/Total) and per model and dataset."""
+        original) of the runs that test the suite, pooled over every model and dataset
+        (All/Total) and per model and dataset; for three attributes only the originals the
+        suite tested (it may cover fewer documents, e.g. RQ5's first 10K)."""
     ),
 }
 
@@ -96,12 +98,17 @@ def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFram
             atomic_counts.append(rates.atomic_children(frame, (with_biased, with_any), by=keys))
         if len(frame):
             part = rates.document_flags(frame, by=["model", "dataset"])
-            flags.append(part.loc[part["bias_inducing"], keys].assign(suite=f.suite))
+            kept = part.loc[
+                part["tested"] | part["bias_inducing"], [*keys, "tested", "bias_inducing"]
+            ]
+            flags.append(kept.assign(suite=f.suite))
         log.info("%s: %d outcome rows", f.path, len(frame))
     parts = [_sum(inter_counts, keys), _sum(atomic_counts, keys)]
     docs = _merge([p for p in parts if p is not None], keys, COUNTERPART_INPUTS)
     members = (
-        pd.concat(flags, ignore_index=True) if flags else pd.DataFrame(columns=[*keys, "suite"])
+        pd.concat(flags, ignore_index=True)
+        if flags
+        else pd.DataFrame(columns=[*keys, "tested", "bias_inducing", "suite"])
     )
     return docs, members
 
@@ -125,7 +132,8 @@ def _merge(parts: list[pd.DataFrame], keys: list[str], columns: Sequence[str]) -
 
 
 def collect(files: Sequence[OutcomeFile], order: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-document Fig. 9 counts and bias-inducing memberships (model, dataset, doc_id, suite)
+    """Per-document Fig. 9 counts and document flags (model, dataset, doc_id, tested,
+    bias_inducing, suite)
     over every (model, dataset) of ``files``."""
     docs, members = [], []
     for group in by_model_and_dataset(files):
@@ -137,7 +145,7 @@ def collect(files: Sequence[OutcomeFile], order: int = 2) -> tuple[pd.DataFrame,
         pd.concat(docs, ignore_index=True) if docs else _merge([], keys, COUNTERPART_INPUTS),
         pd.concat(members, ignore_index=True)
         if members
-        else pd.DataFrame(columns=[*keys, "suite"]),
+        else pd.DataFrame(columns=[*keys, "tested", "bias_inducing", "suite"]),
     )
 
 
@@ -275,7 +283,16 @@ def venn(
     keys = ["model", "dataset", "doc_id"]
     for suite in suites:
         sets = suite_sets(suite)
-        mine = members[members["suite"].isin(sets)]
+        # the units: originals of the runs that test the suite; for a higher order (tested on
+        # a limited set of documents, e.g. RQ5's first 10K) only the originals it tested
+        own = members[members["suite"] == suite]
+        runs = set(zip(own["model"], own["dataset"], strict=True))
+        mine = members[members["suite"].isin(sets) & members["bias_inducing"].astype(bool)]
+        in_run = [(m, d) in runs for m, d in zip(mine["model"], mine["dataset"], strict=True)]
+        mine = mine[in_run]
+        if len(sets) > 3:
+            tested = set(own.loc[own["tested"].astype(bool), keys].itertuples(index=False))
+            mine = mine[[t in tested for t in mine[keys].itertuples(index=False)]]
         table = (
             mine.assign(member=True)
             .pivot_table(index=keys, columns="suite", values="member", aggfunc="any")
