@@ -6,9 +6,18 @@ suites, datasets, models) and divided once, never averaged over groups. So count
 from dividing (:func:`add_rates`, :func:`distinct_originals`), and counts of separate files add up.
 
 Every function takes ``threshold``: ``None`` uses the verdicts stored by the oracle; a number
-re-decides every flip under that confidence threshold from the stored flips and confidences
-(RQ6.3), with the same rule as the oracle: a flip counts only when the original's and the
-mutant's confidences are both >= threshold (0 = every flip).
+re-decides every pair under that confidence threshold from the stored flips and confidences
+(RQ6.3), by one of two rules (``rule``):
+
+- ``exclude`` (the default, the paper's description of RQ6.3): a mutant/original pair whose
+  original or mutant confidence is below the threshold is *excluded*: its outcome is unknown,
+  so it leaves the denominators, and an intersectional mutant with an excluded atomic parent
+  leaves the truth table. Raising the threshold can then never turn ``E,B,E`` into ``E,B,B``;
+- ``benign`` (the oracle's ``confidence_threshold``): a flip counts only when both confidences
+  are >= threshold, otherwise the pair counts as benign — so a parent's low-confidence flip
+  turns ``E,B,E`` into the hidden ``E,B,B`` and the hidden rate can *rise* with the threshold.
+
+Threshold 0 keeps every pair under both rules.
 
 Definitions (denominators count mutants with a known outcome; a model error is no outcome):
 
@@ -52,6 +61,11 @@ COUNT_COLUMNS = (
 
 CORRECTNESS_OUTCOMES = ("right", "wrong", "no_answer", "unknown")
 
+# How a pair below the confidence threshold counts (see the module docstring).
+EXCLUDE = "exclude"
+BENIGN = "benign"
+THRESHOLD_RULES = (EXCLUDE, BENIGN)
+
 
 def rate(numerator: float, denominator: float) -> float:
     """numerator / denominator, NaN when nothing was counted."""
@@ -85,8 +99,11 @@ def _flat(series: pd.Series, value_type: pa.DataType) -> tuple[np.ndarray, np.nd
     return rows, positions, pc.list_flatten(arr)
 
 
-def verdicts(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.DataFrame:
-    """Per-row verdicts under a confidence threshold (None = as stored by the oracle).
+def verdicts(
+    outcomes: pd.DataFrame | pa.Table, threshold: float | None = None, rule: str = EXCLUDE
+) -> pd.DataFrame:
+    """Per-row verdicts under a confidence threshold (None = as stored by the oracle) and
+    ``rule`` (``exclude`` or ``benign``: what a pair below the threshold counts as).
 
     Columns: valid, known (the mutant's outcome is known), biased, intersectional,
     parents_valid, parents_known, any_parent_biased, in_truth_table, hidden_base, hidden,
@@ -107,17 +124,27 @@ def verdicts(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) 
     else:
         if not 0 <= threshold <= 1:
             raise ValueError(f"confidence threshold {threshold} outside [0, 1]")
+        if rule not in THRESHOLD_RULES:
+            raise ValueError(f"threshold rule {rule!r}: use one of {', '.join(THRESHOLD_RULES)}")
         flipped, known = _nullable_bool(frame["flipped"])
         conf_o = frame["confidence_original"].to_numpy(dtype=np.float64, na_value=np.nan)
         conf_m = frame["confidence"].to_numpy(dtype=np.float64, na_value=np.nan)
         ok_original = _confident(conf_o, threshold)
-        biased = flipped & ok_original & _confident(conf_m, threshold)
+        ok_mutant = ok_original & _confident(conf_m, threshold)
         rows, pos, flat = _flat(frame["parent_flipped"], pa.bool_())
         p_known = flat.is_valid().to_numpy(zero_copy_only=False)
         p_flipped = flat.fill_null(False).to_numpy(zero_copy_only=False) & p_known
         _, _, conf_flat = _flat(frame["parent_confidence"], pa.float32())
         conf_p = conf_flat.to_numpy(zero_copy_only=False).astype(np.float64)
-        p_biased = p_flipped & ok_original[rows] & _confident(conf_p, threshold)
+        ok_parent = ok_original[rows] & _confident(conf_p, threshold)
+        if rule == EXCLUDE:  # below the threshold: no outcome (out of every denominator)
+            known = known & ok_mutant
+            p_known = p_known & ok_parent
+            biased = flipped & known
+            p_biased = p_flipped & p_known
+        else:  # below the threshold: benign
+            biased = flipped & ok_mutant
+            p_biased = p_flipped & ok_parent
 
     any_parent_biased = np.bincount(rows, weights=p_biased, minlength=n) > 0
     parents_known = np.bincount(rows, weights=~p_known, minlength=n) == 0
@@ -185,14 +212,16 @@ def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
     return list(by)
 
 
-def indicators(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.DataFrame:
+def indicators(
+    outcomes: pd.DataFrame | pa.Table, threshold: float | None = None, rule: str = EXCLUDE
+) -> pd.DataFrame:
     """Per outcome row, its contribution (0 or 1) to each count of ``COUNT_COLUMNS``.
 
     :func:`counts` sums these per group; a grouping done elsewhere (Fairlearn's MetricFrame
     in :mod:`hinter.group_bias`) sums the same columns. Aligned with the input's index.
     """
     frame = _as_frame(outcomes)
-    v = verdicts(frame, threshold)
+    v = verdicts(frame, threshold, rule)
     valid, known, biased = v["valid"], v["known"], v["biased"]
     return pd.DataFrame(
         {
@@ -215,12 +244,15 @@ def indicators(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None
 
 
 def counts(
-    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+    outcomes: pd.DataFrame | pa.Table,
+    by: Sequence[str] = (),
+    threshold: float | None = None,
+    rule: str = EXCLUDE,
 ) -> pd.DataFrame:
     """The counts behind every rate (``COUNT_COLUMNS``), one row per group of ``by``."""
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    ind = indicators(frame, threshold)
+    ind = indicators(frame, threshold, rule)
     return _sum(pd.concat([frame[by], ind], axis=1), by, COUNT_COLUMNS)
 
 
@@ -252,7 +284,10 @@ def add_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def truth_table(
-    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+    outcomes: pd.DataFrame | pa.Table,
+    by: Sequence[str] = (),
+    threshold: float | None = None,
+    rule: str = EXCLUDE,
 ) -> pd.DataFrame:
     """Counts of every truth-table cell (and "parent discarded") per group and order.
 
@@ -261,7 +296,7 @@ def truth_table(
     """
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold)
+    v = verdicts(frame, threshold, rule)
     rows = frame.loc[v["intersectional"], [*by, "order"]].copy()
     rows["pattern"] = v.loc[v["intersectional"], "pattern"]
     rows = rows[rows["pattern"].notna()]
@@ -278,14 +313,17 @@ def truth_table(
 
 
 def document_flags(
-    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float | None = None
+    outcomes: pd.DataFrame | pa.Table,
+    by: Sequence[str] = (),
+    threshold: float | None = None,
+    rule: str = EXCLUDE,
 ) -> pd.DataFrame:
     """Per original (``by`` + doc_id): ``tested`` (>= 1 valid mutant with a known outcome) and
     ``bias_inducing`` (>= 1 bias-inducing valid mutant). Flags of several suites of the same
     originals combine with :func:`combine_flags` before :func:`distinct_originals`."""
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold)
+    v = verdicts(frame, threshold, rule)
     flags = frame[[*by, "doc_id"]].copy()
     flags["tested"] = v["valid"] & v["known"]
     flags["bias_inducing"] = v["valid"] & v["biased"]
@@ -324,6 +362,7 @@ def correctness(
     by: Sequence[str] = (),
     threshold: float | None = None,
     population: str = "errors",
+    rule: str = EXCLUDE,
 ) -> pd.DataFrame:
     """Right / wrong / no-answer counts of originals and mutants (paper Fig. 6), over the
     bias-inducing valid mutants (``population="errors"``) or the hidden ones (``"hidden"``);
@@ -332,7 +371,7 @@ def correctness(
         raise ValueError(f"population must be 'errors' or 'hidden', not {population!r}")
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold)
+    v = verdicts(frame, threshold, rule)
     chosen = (v["valid"] & v["biased"]) if population == "errors" else v["hidden"]
     rows = frame.loc[chosen]
     records = []
@@ -354,13 +393,16 @@ def correctness(
 
 
 def threshold_curve(
-    outcomes: pd.DataFrame | pa.Table, thresholds: Iterable[float], by: Sequence[str] = ()
+    outcomes: pd.DataFrame | pa.Table,
+    thresholds: Iterable[float],
+    by: Sequence[str] = (),
+    rule: str = EXCLUDE,
 ) -> pd.DataFrame:
     """Counts and rates under each confidence threshold (RQ6.3), one block per threshold."""
     frame = _as_frame(outcomes)
     parts = []
     for t in thresholds:
-        part = counts(frame, by, threshold=float(t))
+        part = counts(frame, by, threshold=float(t), rule=rule)
         part.insert(0, "threshold", float(t))
         parts.append(part)
     return add_rates(pd.concat(parts, ignore_index=True))
@@ -381,3 +423,94 @@ def add_invariant_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
     out["discarded_error_rate"] = (fp / discarded).where(discarded > 0)
     out["false_positive_share"] = (fp / found).where(found > 0)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# RQ4: atomic vs intersectional bias (paper Figs. 9 and 10)
+
+# Counts behind Fig. 9b, per atomic suite (and summed like every other count).
+CHILD_COLUMNS = (
+    "atomic_errors",  # bias-inducing valid atomic mutants
+    "with_child",  # ... that are the parent of >= 1 bias-inducing valid intersectional mutant
+    "with_any_child",  # ... that are the parent of >= 1 valid intersectional mutant at all
+)
+
+
+def biased_children(
+    intersectional: pd.DataFrame | pa.Table, threshold: float | None = None, rule: str = EXCLUDE
+) -> tuple[set[str], set[str]]:
+    """(parents of a bias-inducing valid intersectional mutant, parents of any valid one with a
+    known outcome): the atomic mutant ids that Fig. 9b looks up. Needs ``parent_ids``."""
+    frame = _as_frame(intersectional)
+    v = verdicts(frame, threshold, rule)
+    decided = v["valid"] & v["known"] & v["intersectional"]
+    parents = frame["parent_ids"]
+    with_any = {p for ps in parents[decided] for p in ps}
+    with_biased = {p for ps in parents[decided & v["biased"]] for p in ps}
+    return with_biased, with_any
+
+
+def atomic_children(
+    atomic: pd.DataFrame | pa.Table,
+    children: tuple[set[str], set[str]],
+    by: Sequence[str] = (),
+    threshold: float | None = None,
+    rule: str = EXCLUDE,
+) -> pd.DataFrame:
+    """Fig. 9b's counts (``CHILD_COLUMNS``) of atomic outcome rows, one row per group of ``by``:
+    a bias-inducing valid atomic mutant has a bias-inducing intersectional "child" when an
+    intersectional mutant built from the same pair (it lists the atomic mutant among its
+    ``parent_ids``) is valid and bias-inducing too. ``children``: :func:`biased_children`."""
+    frame = _as_frame(atomic)
+    by = _group_keys(frame, by)
+    v = verdicts(frame, threshold, rule)
+    errors = (v["valid"] & v["biased"] & ~v["intersectional"]).to_numpy()
+    with_biased, with_any = children
+    ids = frame["mutant_id"]
+    ind = pd.DataFrame(
+        {
+            "atomic_errors": errors,
+            "with_child": errors & ids.isin(with_biased).to_numpy(),
+            "with_any_child": errors & ids.isin(with_any).to_numpy(),
+        },
+        index=frame.index,
+    ).astype(np.int64)
+    return _sum(pd.concat([frame[by], ind], axis=1), by, CHILD_COLUMNS)
+
+
+def add_counterpart_rates(totals: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 9's shares from pooled counts (fractions, NaN when nothing was counted):
+    ``inter_without_atomic`` = hidden / hidden_base (bias-inducing intersectional mutants with
+    valid parents none of which is bias-inducing: the hidden rate), its original-artifact
+    variant ``inter_without_atomic_artifact`` (DESIGN §8), and ``atomic_with_child`` =
+    with_child / atomic_errors."""
+    out = totals.copy()
+
+    def ratio(num: str, den: str) -> pd.Series:
+        d = out[den].astype(np.float64)
+        return (out[num].astype(np.float64) / d).where(d > 0)
+
+    out["inter_without_atomic"] = ratio("hidden", "hidden_base")
+    out["inter_without_atomic_artifact"] = ratio("hidden_artifact", "hidden_base")
+    out["atomic_with_child"] = ratio("with_child", "atomic_errors")
+    return out
+
+
+def region_key(members: Sequence[bool]) -> str:
+    """A Venn/UpSet region as a bit string over the sets in order (``"101"`` = in the first
+    and third set only), matplotlib-venn's subset key."""
+    return "".join("1" if m else "0" for m in members)
+
+
+def set_regions(memberships: pd.DataFrame, sets: Sequence[str]) -> pd.DataFrame:
+    """Per unit (row) of a membership table (one boolean column per set), one 0/1 column per
+    non-empty region of ``sets`` (:func:`region_key` names them) plus ``union``: a unit is in
+    exactly one region, the one of the sets it belongs to. Fig. 10's counts are their sums."""
+    member = memberships[list(sets)].fillna(False).to_numpy(dtype=bool)
+    code = member.astype(np.int64) @ (1 << np.arange(len(sets))[::-1])
+    out = {}
+    for k in range(1, 1 << len(sets)):
+        key = region_key([(k >> (len(sets) - 1 - j)) & 1 == 1 for j in range(len(sets))])
+        out[key] = (code == k).astype(np.int64)
+    out["union"] = (code > 0).astype(np.int64)
+    return pd.DataFrame(out, index=memberships.index)

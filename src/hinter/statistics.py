@@ -54,7 +54,10 @@ _DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memo
 
 
 def document_counts(
-    outcomes: pd.DataFrame, by: Sequence[str] = (), threshold: float | None = None
+    outcomes: pd.DataFrame,
+    by: Sequence[str] = (),
+    threshold: float | None = None,
+    rule: str = rates.EXCLUDE,
 ) -> pd.DataFrame:
     """Counts of every rate per (``by``, ``doc_id``): :data:`COLUMNS`.
 
@@ -63,8 +66,8 @@ def document_counts(
     share pools (e.g. all intersectional suites of a model and dataset) in one call.
     """
     keys = [*by, "doc_id"]
-    counts = rates.counts(outcomes, by=keys, threshold=threshold)
-    flags = rates.document_flags(outcomes, by=by, threshold=threshold)
+    counts = rates.counts(outcomes, by=keys, threshold=threshold, rule=rule)
+    flags = rates.document_flags(outcomes, by=by, threshold=threshold, rule=rule)
     flags = flags.rename(columns={"tested": "originals"})
     out = counts.merge(flags, on=keys, how="left", validate="one_to_one")
     for column in FLAG_COLUMNS:

@@ -138,7 +138,7 @@ def test_rates_equal_a_plain_pandas_recomputation(seed):
 def test_threshold_re_decision_equals_the_oracle_at_that_threshold(threshold):
     stored = world(threshold=0.0, seed=3)
     direct = world(threshold=threshold, seed=3)
-    again = rates.verdicts(stored, threshold=threshold)
+    again = rates.verdicts(stored, threshold=threshold, rule=rates.BENIGN)
     as_stored = rates.verdicts(direct)
     assert (again["biased"] == direct["biased"].fillna(False).astype(bool)).all()
     assert (again["hidden"] == direct["hidden"].fillna(False).astype(bool)).all()
@@ -146,7 +146,9 @@ def test_threshold_re_decision_equals_the_oracle_at_that_threshold(threshold):
     for column in ("biased", "hidden", "pattern", "hidden_artifact"):
         assert again[column].tolist() == as_stored[column].tolist()
     by = ["model", "suite"]
-    pd.testing.assert_frame_equal(rates.counts(stored, by, threshold), rates.counts(direct, by))
+    pd.testing.assert_frame_equal(
+        rates.counts(stored, by, threshold, rates.BENIGN), rates.counts(direct, by)
+    )
 
 
 def test_stored_verdicts_are_reproduced():
@@ -158,10 +160,15 @@ def test_stored_verdicts_are_reproduced():
 
 def test_higher_thresholds_never_add_errors():
     frame = world(seed=5)
-    curve = rates.threshold_curve(frame, [0.0, 0.25, 0.5, 0.75, 1.0])
+    curve = rates.threshold_curve(frame, [0.0, 0.25, 0.5, 0.75, 1.0], rule=rates.BENIGN)
     assert list(curve["threshold"]) == [0.0, 0.25, 0.5, 0.75, 1.0]
     assert list(curve["errors"]) == sorted(curve["errors"], reverse=True)
     assert (curve["decided"] == curve["decided"].iloc[0]).all()  # the denominator stays
+    # excluding the pairs below the threshold shrinks the denominator instead
+    excluded = rates.threshold_curve(frame, [0.0, 0.25, 0.5, 0.75, 1.0])
+    assert list(excluded["errors"]) == list(curve["errors"])
+    assert list(excluded["decided"]) == sorted(excluded["decided"], reverse=True)
+    assert excluded["decided"].iloc[-1] < excluded["decided"].iloc[0]
 
 
 def test_pooling_sums_counts_instead_of_averaging_rates():

@@ -242,3 +242,22 @@ def test_the_paper_comparison_plans_rq1_tables_and_grammar_scores_only(tmp_path,
     }
     assert counts == want
     assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
+
+
+# -- RQ4-RQ6: each target plans what it needs and nothing more --------------------------------
+
+
+def test_paper_rq4_rq5_rq6_plan_only_what_they_need(tmp_path, run_snakemake):
+    """On the paper config (one shard per dataset): RQ5 plans Llama 2 on IMDB only, RQ6 Llama
+    2's five variants on IMDB and SCOTUS (their N=2 suites), RQ4 every default run."""
+    rq5 = _plan("rq5", tmp_path, run_snakemake)
+    assert rq5["outcomes"] == 7 and rq5["predict"] == 1  # its 7 suites, N=3 included
+    assert rq5["rq5_tables"] == 1 and "train_encoder" not in rq5
+    assert not {"rq4_tables", "rq6_tables", "rq1_tables"} & set(rq5)
+    rq6 = _plan("rq6", tmp_path, run_snakemake)
+    assert rq6["outcomes"] == 5 * 2 * 3 and rq6["predict"] == 5 * 2
+    assert "train_encoder" not in rq6 and "rq5_tables" not in rq6 and "rq4_tables" not in rq6
+    rq4 = _plan("rq4", tmp_path, run_snakemake)
+    assert rq4["outcomes"] == UPSTREAM["outcomes"] and rq4["predict"] == UPSTREAM["predict"]
+    assert rq4["rq4_tables"] == rq4["rq4_figures"] == 1
+    assert not {"rq6_tables", "rq5_tables", "rq1_tables", "hidden_examples"} & set(rq4)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from hinter.config import load_yaml, validate_config
 from hinter.data import FACTS, check_facts
 from hinter.layout import RunLayout
 from hinter.rq import outputs as rq_outputs
+from hinter.rq.runs import higher_order_runs
 
 pytestmark = pytest.mark.workflow
 
@@ -397,5 +399,91 @@ def test_paper_comparison_rerun_recomputes_only_it_byte_identically(demo_run, ru
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     log = proc.stdout + proc.stderr
     assert "rule paper_comparison:" in log and "rule rq1_tables:" not in log
+    for path in files:
+        assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"
+
+
+# -- RQ4-RQ6 ------------------------------------------------------------------------------------
+
+
+def test_rq4_rq5_rq6_outputs_exist(demo_run):
+    run = RunLayout(str(demo_run))
+    for rq in (4, 5, 6):
+        for output in rq_outputs.outputs(rq):
+            for ext in output.extensions:
+                path = Path(run.rq_output(rq, output.name, ext))
+                assert path.stat().st_size > 0, (rq, output.name, ext)
+
+
+def test_rq4_counts_agree_with_rq1(demo_run):
+    """Fig. 9a's pooled intersectional counts are RQ1's Table 3 totals (hidden / base)."""
+    run = RunLayout(str(demo_run))
+    table3 = _csv(run.rq_output(1, "table3", "csv"))
+    total = next(r for r in table3 if (r["model"], r["dataset"]) == ("Total", "All"))
+    rows = _csv(run.rq_output(4, "counterparts", "csv"))
+    pooled = {(r["population"], r["condition"]): r for r in rows if r["model"] == "Total"}
+    inter = pooled[("intersectional", "definition")]
+    assert int(inter["bias_inducing"]) == int(total["hidden_base"])
+    assert int(inter["without_counterpart"]) == int(total["hidden"])
+    assert int(pooled[("atomic", "definition")]["bias_inducing"]) > 0
+    venn = _csv(run.rq_output(4, "venn", "csv"))
+    assert {r["suite"] for r in venn} >= {"inter-race+gender", "inter-body+gender+race"}
+
+
+def test_rq5_table5_has_three_rows_for_smollm2_on_imdb(demo_run, config):
+    run = RunLayout(str(demo_run))
+    rows = _csv(run.rq_output(5, "table5", "csv"))
+    mine = [r for r in rows if (r["model"], r["dataset"]) == ("smollm2", "imdb")]
+    assert [r["attributes"] for r in mine] == ["1", "2", "3"]
+    assert all(int(r["generated"]) >= int(r["valid"]) > 0 for r in mine)
+    # exactly the runs with an N=3 suite (the demo gives every IMDB model one)
+    want = {(r.model, r.dataset) for r in higher_order_runs(config)}
+    assert {(r["model"], r["dataset"]) for r in rows} == want
+
+
+def test_rq6_fig11_has_the_demos_three_variants(demo_run, config):
+    run = RunLayout(str(demo_run))
+    rows = _csv(run.rq_output(6, "variants", "csv"))
+    for dataset in config["sensitivity"]["datasets"]:
+        variants = [
+            r["variant"] for r in rows if (r["model"], r["dataset"]) == ("smollm2", dataset)
+        ]
+        assert variants == ["default", "default-run2", "alt1"], dataset
+    thresholds = _csv(run.rq_output(6, "thresholds", "csv"))
+    assert {r["rule"] for r in thresholds} == {"exclude", "benign"}
+    assert len(thresholds) == 2 * 2 * len(config["sensitivity"]["thresholds"])
+
+
+def test_rq4_rq5_rq6_rerun_after_deleting_their_outputs_is_byte_identical(
+    demo_run, run_snakemake, repo
+):
+    run = RunLayout(str(demo_run))
+    files = [
+        Path(run.rq_output(rq, o.name, ext))
+        for rq in (4, 5, 6)
+        for o in rq_outputs.outputs(rq)
+        for ext in o.extensions
+    ]
+    before = {p: p.read_bytes() for p in files}
+    for path in files:
+        path.unlink()
+    proc = run_snakemake(
+        "rq4", "rq5", "rq6", "--cores", "2", "--configfile", str(repo / "config" / "demo.yaml"),
+        workdir=demo_run.parent.parent, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    log = proc.stdout + proc.stderr
+    # only these RQs' rules ran: no outcome, no other RQ recomputed
+    ran = set(re.findall(r"^\s*(?:local)?rule (\w+):", log, flags=re.MULTILINE))
+    assert ran <= {
+        "rq4_tables",
+        "rq4_figures",
+        "rq4",
+        "rq5_tables",
+        "rq5",
+        "rq6_tables",
+        "rq6_figures",
+        "rq6",
+    }, ran
     for path in files:
         assert path.read_bytes() == before[path], f"{path.name} differs after the rerun"

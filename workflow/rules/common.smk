@@ -317,3 +317,50 @@ def validity_shard_keys():
 def validity_summary_keys():
     """(track, dataset) of every validity summary, in the order of all_validity_summaries()."""
     return [(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
+
+
+# -- RQ4-RQ6 inputs: the runs each covers (hinter.rq.runs) ----------------------------------
+from hinter.rq import runs as rq_runs
+
+RQ_ORDER = 2  # the intersectional order of RQ4's and RQ6's figures (paper: N=2)
+
+
+def rq5_outcome_keys():
+    """(model, dataset, suite) of every suite of the runs with a suite of order >= 3."""
+    chosen = {(r.model, r.dataset) for r in rq_runs.higher_order_runs(config)}
+    return [k for k in outcome_keys() if (k[0], k[1]) in chosen]
+
+
+def rq5_limits():
+    """{"model/dataset": max_documents or None} of those runs' highest-order suites."""
+    return {f"{r.model}/{r.dataset}": r.limit for r in rq_runs.higher_order_runs(config)}
+
+
+def rq5_document_keys():
+    """(dataset, shard) of the tested documents of their datasets (positions, for the limit)."""
+    chosen = dict.fromkeys(r.dataset for r in rq_runs.higher_order_runs(config))
+    return [(ds, sh) for ds in chosen for sh in shards(ds)]
+
+
+def rq5_examples():
+    return [L.examples(m, d, s) for m, d, s in rq5_outcome_keys() if len(plan.parse_suite(s)) >= 3]
+
+
+def rq6_variant_keys():
+    """(model, dataset, suite, variant) of the order-RQ_ORDER suites of runs with variants."""
+    chosen = {(m, d) for m, d, _ in rq_runs.variant_runs(config)}
+    return [
+        k
+        for k in variant_outcome_keys()
+        if (k[0], k[1]) in chosen and len(plan.parse_suite(k[2])) == RQ_ORDER
+    ]
+
+
+def rq6_threshold_keys():
+    """(model, dataset, suite) of the default run's order-RQ_ORDER suites that Fig. 12 covers."""
+    chosen = set(rq_runs.threshold_runs(config))
+    return [
+        k
+        for k in outcome_keys()
+        if (k[0], k[1]) in chosen and len(plan.parse_suite(k[2])) == RQ_ORDER
+    ]

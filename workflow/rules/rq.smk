@@ -165,25 +165,136 @@ rule rq3:
         rules.rq3_figures.output,
 
 
+rule rq4_tables:
+    """RQ4 tables: Fig. 9's counts (with the artifact's condition) and Fig. 10's regions."""
+    input:
+        outcomes=all_outcomes(),
+    output:
+        **rq_files(4, rq_outputs.TABLE),
+    log:
+        L.logs("rq", "rq4_tables"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(4, config),
+        outcome_keys=outcome_keys(),
+        models=list(dict.fromkeys(r.model for r in model_runs())),
+        datasets=DATASETS,
+        statistics=config["statistics"],
+        order=RQ_ORDER,
+    script:
+        "../scripts/rq4_tables.py"
+
+
+rule rq4_figures:
+    """RQ4 figures: Fig. 9 pies, its compatibility version, Fig. 10 Venn diagrams, UpSet."""
+    input:
+        [L.rq_output(4, name, "csv") for name in rq_outputs.figure_sources(4)],
+    output:
+        **rq_files(4, rq_outputs.FIGURE),
+    log:
+        L.logs("rq", "rq4_figures"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(4, config),
+    script:
+        "../scripts/rq4_figures.py"
+
+
 rule rq4:
     """RQ4 atomic vs intersectional bias (Figs. 9, 10)."""
     input:
-        all_outcomes(),
+        rules.rq4_tables.output,
+        rules.rq4_figures.output,
+
+
+rule rq5_tables:
+    """RQ5 Table 5 (atomic, 2- and 3-intersectional) and a Table-6-style example."""
+    input:
+        outcomes=[L.outcomes(*key) for key in rq5_outcome_keys()],
+        documents=[L.tested(*key) for key in rq5_document_keys()],
+        examples=rq5_examples(),
+    output:
+        **rq_files(5, rq_outputs.TABLE),
+    log:
+        L.logs("rq", "rq5_tables"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(5, config),
+        outcome_keys=rq5_outcome_keys(),
+        limits=rq5_limits(),
+        document_datasets=[dataset for dataset, _ in rq5_document_keys()],
+        models=list(dict.fromkeys(r.model for r in model_runs())),
+        datasets=DATASETS,
+        statistics=config["statistics"],
+        examples=config["oracle"]["examples"],
+    script:
+        "../scripts/rq5_tables.py"
 
 
 rule rq5:
-    """RQ5 scalability to three attributes (Table 5)."""
+    """RQ5 scalability to three attributes (Tables 5, 6)."""
     input:
-        all_mutation_summaries(),
-        all_validity_summaries(),
-        all_outcomes(),
+        rules.rq5_tables.output,
+
+
+rule rq6_tables:
+    """RQ6 tables: rates per variant (Fig. 11) and under confidence thresholds (Fig. 12)."""
+    input:
+        variants=[L.outcomes(*key) for key in rq6_variant_keys()],
+        thresholds=[L.outcomes(*key) for key in rq6_threshold_keys()],
+    output:
+        **rq_files(6, rq_outputs.TABLE),
+    log:
+        L.logs("rq", "rq6_tables"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(6, config),
+        variant_keys=rq6_variant_keys(),
+        threshold_keys=rq6_threshold_keys(),
+        models=list(dict.fromkeys(r.model for r in model_runs())),
+        datasets=DATASETS,
+        variants=list(
+            dict.fromkeys(v for _, _, names in rq_runs.variant_runs(config) for v in names)
+        ),
+        thresholds=config["sensitivity"]["thresholds"],
+        rule=config["sensitivity"]["threshold_rule"],
+        statistics=config["statistics"],
+        order=RQ_ORDER,
+    script:
+        "../scripts/rq6_tables.py"
+
+
+rule rq6_figures:
+    """RQ6 figures 11 and 12, drawn from the tables' CSV files."""
+    input:
+        [L.rq_output(6, name, "csv") for name in rq_outputs.figure_sources(6)],
+    output:
+        **rq_files(6, rq_outputs.FIGURE),
+    log:
+        L.logs("rq", "rq6_figures"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        **captions.params(6, config),
+        rule=config["sensitivity"]["threshold_rule"],
+    script:
+        "../scripts/rq6_figures.py"
 
 
 rule rq6:
     """RQ6 sensitivity to runs, prompts and confidence thresholds (Figs. 11, 12)."""
     input:
-        all_outcomes(),
-        all_variant_outcomes(),
+        rules.rq6_tables.output,
+        rules.rq6_figures.output,
 
 
 # -- the paper vs this run (hinter.rq.comparison): results/<run>/paper/ ---------------------------

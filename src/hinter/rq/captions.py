@@ -11,7 +11,7 @@ from hinter import plan
 from hinter.rq import paper
 from hinter.rq.intervals import Bootstrap
 
-PAPER = {1: paper.RQ1, 2: paper.RQ2, 3: paper.RQ3}
+PAPER = {1: paper.RQ1, 2: paper.RQ2, 3: paper.RQ3, 4: paper.RQ4, 5: paper.RQ5, 6: paper.RQ6}
 
 
 def settings(config: dict[str, Any]) -> dict[str, Any]:
@@ -36,6 +36,7 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         "examples": oracle["examples"],
         "example_context": oracle["example_context"],
         **_statistics_and_grammar(config),
+        **_rq456_settings(config),
     }
 
 
@@ -62,6 +63,29 @@ def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
             if config["invariant"].get("keep_discarded")
             else "not predicted (invariant.keep_discarded: false)"
         ),
+    }
+
+
+def _rq456_settings(config: dict[str, Any]) -> dict[str, Any]:
+    """What the RQ4-RQ6 captions quote: intervals, higher orders, RQ6's variants and thresholds."""
+    stats = config.get("statistics") or {}
+    sens = config.get("sensitivity") or {}
+    higher = [
+        f"N={h['order']} on {', '.join(h.get('datasets') or ['every dataset'])}"
+        + (f" with {', '.join(h['models'])}" if h.get("models") else "")
+        + (f", first {h['max_documents']:,} documents" if h.get("max_documents") else "")
+        for h in config["mutation"].get("higher_orders") or []
+    ]
+    return {
+        "resamples": stats.get("resamples", 2000),
+        "level": round(100 * float(stats.get("confidence", 0.95))),
+        "higher_orders": "; ".join(higher) or "none",
+        "sensitivity_models": ", ".join(sens.get("models") or []) or "none",
+        "sensitivity_datasets": ", ".join(sens.get("datasets") or []) or "none",
+        "sensitivity_runs": sens.get("runs", 1),
+        "sensitivity_prompts": ", ".join(sens.get("prompts") or []) or "none",
+        "thresholds": ", ".join(f"{100 * t:g}%" for t in sens.get("thresholds") or [0.0]),
+        "threshold_rule": sens.get("threshold_rule", "exclude"),
     }
 
 

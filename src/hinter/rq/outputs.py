@@ -92,6 +92,36 @@ RQ1 = (
            ("correctness",)),
     Output(1, "hidden_examples", TABLE, "Hidden-bias examples", "Examples", "Tables 1, 4"),
 )
+RQ4 = (
+    Output(4, "counterparts", TABLE, "Bias-inducing mutants with and without a counterpart",
+           "Mutants", "Fig. 9 data"),
+    Output(4, "fig9", FIGURE, "Atomic vs intersectional bias-inducing mutants", "Mutants",
+           "Fig. 9", ("counterparts",)),
+    Output(4, "fig9_artifact", FIGURE,
+           "Compatibility: hidden bias by the original artifact's condition", "Mutants",
+           "Fig. 9a", ("counterparts",)),
+    Output(4, "venn", TABLE, "Bias-inducing originals per set of suites", "Originals",
+           "Fig. 10 data"),
+    Output(4, "fig10", FIGURE, "Bias-inducing originals, atomic vs intersectional", "Originals",
+           "Fig. 10", ("venn",)),
+    Output(4, "upset", FIGURE, "Bias-inducing originals with three attributes (UpSet)",
+           "Originals", "", ("venn",)),
+)
+RQ5 = (
+    Output(5, "table5", TABLE, "Atomic, 2- and 3-intersectional bias", "Scalability", "Table 5"),
+    Output(5, "table6", TABLE, "Hidden bias with three attributes: examples", "Examples",
+           "Table 6"),
+)
+RQ6 = (
+    Output(6, "variants", TABLE, "Error rates over repeated runs and prompt templates",
+           "Runs and prompts", "Fig. 11 data"),
+    Output(6, "fig11", FIGURE, "Error rates over repeated runs and prompt templates",
+           "Runs and prompts", "Fig. 11", ("variants",)),
+    Output(6, "thresholds", TABLE, "Error and hidden rates against a confidence threshold",
+           "Confidence", "Fig. 12 data"),
+    Output(6, "fig12", FIGURE, "Error and hidden rates against a confidence threshold",
+           "Confidence", "Fig. 12", ("thresholds",)),
+)
 # fmt: on
 
 # fmt: off
@@ -135,7 +165,7 @@ COMPARISON_SOURCES = {1: ("table3", "atomic_rates", "distinct_originals", "rates
 
 # RQ number -> its outputs, in report order. RQ2-RQ6 add theirs here; PAPER: the comparison.
 OUTPUTS: dict[int, tuple[Output, ...]] = {
-    1: RQ1 + RQ1_GROUPS, 2: RQ2, 3: RQ3, PAPER: COMPARISON,
+    1: RQ1 + RQ1_GROUPS, 2: RQ2, 3: RQ3, 4: RQ4, 5: RQ5, 6: RQ6, PAPER: COMPARISON,
 }  # fmt: skip
 
 

@@ -128,3 +128,69 @@ HEADLINES = {
     "rq5_error_rate": {1: 2.45, 2: 2.95, 3: 3.94},
     "rq5_hidden_rate": {2: 22.26, 3: 3.36},
 }
+
+RQ4 = {
+    # Fig. 9a: bias-inducing intersectional mutants without a bias-inducing atomic parent, as the
+    # paper reports them (the original artifact's condition, DESIGN §8) and correctly defined.
+    "inter_without_atomic": 16.99,
+    "inter_without_atomic_counts": "57,160 of 336,348",
+    "inter_without_atomic_correct": "89,564 (26.6%)",
+    # Fig. 9b: bias-inducing atomic mutants with a bias-inducing intersectional counterpart.
+    "atomic_with_child": 83.43,
+    "atomic_with_child_counts": "58,925 of 70,630",
+    "atomic_without_child": "11,705",
+    # Fig. 10: shares of bias-inducing originals (percent of the union per attribute pair).
+    "only_intersectional_range": "5.98–9.71",
+    "only_intersectional_max": "9.71% (376, Body × Gender)",
+    "both_max": "49.64% (Body × Race)",
+    "only_atomic_range": "4.64–14.04",
+}
+
+RQ5 = {
+    # Table 5: the first 10K IMDB reviews, Llama 2, by number of attributes.
+    "table5": {
+        1: {
+            "generated": 500_157,
+            "valid": 62_601,
+            "valid_share": 12.52,
+            "errors": 1_536,
+            "error_rate": 2.45,
+            "hidden": None,
+            "hidden_rate": None,
+        },
+        2: {
+            "generated": 9_447_982,
+            "valid": 132_150,
+            "valid_share": 1.40,
+            "errors": 3_899,
+            "error_rate": 2.95,
+            "hidden": 868,
+            "hidden_rate": 22.26,
+        },
+        3: {
+            "generated": 46_507_573,
+            "valid": 249_886,
+            "valid_share": 0.54,
+            "errors": 9_851,
+            "error_rate": 3.94,
+            "hidden": 331,
+            "hidden_rate": 3.36,
+        },
+    },
+}
+
+RQ6 = {
+    # Fig. 11a: three runs of the default prompt, Llama 2.
+    "runs_imdb_error_rate": "3.43–3.44 (variance 0)",
+    "runs_scotus_error_rate": "4.0–4.18 (variance 0.01)",
+    "runs_scotus_hidden_variance": 0.10,
+    "runs_imdb_hidden": "mean 25.55, variance 0.46",
+    # Fig. 11b: the default and two alternative prompt templates.
+    "prompts_imdb_error_rate": "3.34–3.44 (mean 3.41, variance 0)",
+    "prompts_hidden_variance": "IMDB 10.59, SCOTUS 3.48",
+    # Fig. 12: rates fall as the confidence threshold rises, except SCOTUS's error rate above 90%.
+    "threshold_trend": (
+        "the hidden rate falls as the threshold rises on both datasets, the error rate on IMDB; "
+        "SCOTUS's error rate rises above a 90% threshold"
+    ),
+}

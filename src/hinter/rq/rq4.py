@@ -1,0 +1,436 @@
+"""RQ4 atomic vs intersectional bias (DESIGN §3): paper Figs. 9 and 10 and their data, under
+``results/<run>/rq4/``.
+
+- Fig. 9a: bias-inducing valid intersectional mutants (with valid atomic parents) with / without
+  a bias-inducing atomic parent — "without" is the hidden bias of DESIGN §2; the original
+  artifact's condition ("atomic 1 benign and atomic 2 biased", DESIGN §8) is kept beside it as a
+  labelled compatibility row and figure;
+- Fig. 9b: bias-inducing valid atomic mutants with / without a bias-inducing valid
+  intersectional mutant built from the same pair (a "child");
+- Fig. 10: bias-inducing originals of each attribute pair as a Venn diagram of three sets
+  (atomic A, atomic B, intersectional A×B); for N=3 an UpSet plot of four sets.
+
+Counts come from :mod:`hinter.rates`, read one (model, dataset) at a time; every share gets a
+bootstrap interval over original documents (:mod:`hinter.rq.ci`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from hinter import rates
+from hinter.oracle import suite_attributes
+from hinter.plots import rq4 as charts
+from hinter.plots.writer import save_figure
+from hinter.rq import ci, outputs
+from hinter.rq.ordering import in_order
+from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
+from hinter.rq.render import Table, document, markdown_table, prose, write_table
+
+log = logging.getLogger(__name__)
+
+TABLES = outputs.names(4, outputs.TABLE)
+FIGURES = outputs.names(4, outputs.FIGURE)
+ALL = "All"
+TOTAL = "Total"
+COLUMNS = [*RATE_COLUMNS, "mutant_id", "parent_ids"]
+# Fig. 9's per-document counts and shares.
+COUNTERPART_INPUTS = ("hidden_base", "hidden", "hidden_artifact", "atomic_errors", "with_child")
+COUNTERPART_RATES = ("inter_without_atomic", "inter_without_atomic_artifact", "atomic_with_child")
+DEFINITION = "definition"
+ARTIFACT = "artifact"
+
+CAPTIONS = {
+    "counterparts": prose(
+        """
+        (a) Bias-inducing valid intersectional mutants whose atomic parents are all valid, with
+        and without a bias-inducing atomic parent ("without" = hidden bias, DESIGN §2); the row
+        marked artifact counts "without" by the original artifact's condition instead (atomic 1
+        benign and atomic 2 biased, DESIGN §8), for comparison with the paper's 57,160 of
+        336,348. (b) Bias-inducing valid atomic mutants with and without a bias-inducing valid
+        intersectional mutant built from the same pair (N={order}). Shares in percent with
+        {level}% bootstrap intervals over original documents."""
+    ),
+    "venn": prose(
+        """
+        Bias-inducing originals (at least one bias-inducing valid mutant) per intersectional
+        suite, by the sets of mutants that revealed their bias: the atomic suites of the
+        suite's attributes and the intersectional suite itself. Each original is counted in
+        exactly one region (e.g. "intersectional only"); shares are of the union, in percent,
+        with {level}% bootstrap intervals over original documents. Units are (model, dataset,
+        original) of the runs that test the suite, pooled over every model and dataset
+        (All/Total) and per model and dataset; for three attributes only the originals the
+        suite tested (it may cover fewer documents, e.g. RQ5's first 10K)."""
+    ),
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Counting: one (model, dataset) at a time
+
+
+def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-document Fig. 9 counts, per-document suite memberships) of one (model, dataset).
+
+    Each file is read once and reduced at once (memory follows one file): the intersectional
+    suites of ``order`` first, for their counts and the ids of the atomic mutants with a
+    bias-inducing child, then the atomic suites, which look those ids up."""
+    keys = ["model", "dataset", "doc_id"]
+    ordered = [f for f in group if f.order == order] + [f for f in group if f.order != order]
+    inter_counts, atomic_counts, flags = [], [], []
+    with_biased: set[str] = set()
+    with_any: set[str] = set()
+    for f in ordered:
+        frame = read_outcomes(f, COLUMNS)
+        if f.order == order:
+            inter_counts.append(rates.counts(frame, by=keys)[[*keys, *COUNTERPART_INPUTS[:3]]])
+            biased, any_ = rates.biased_children(frame)
+            with_biased |= biased
+            with_any |= any_
+        elif f.order == 1:
+            atomic_counts.append(rates.atomic_children(frame, (with_biased, with_any), by=keys))
+        if len(frame):
+            part = rates.document_flags(frame, by=["model", "dataset"])
+            kept = part.loc[
+                part["tested"] | part["bias_inducing"], [*keys, "tested", "bias_inducing"]
+            ]
+            flags.append(kept.assign(suite=f.suite))
+        log.info("%s: %d outcome rows", f.path, len(frame))
+    parts = [_sum(inter_counts, keys), _sum(atomic_counts, keys)]
+    docs = _merge([p for p in parts if p is not None], keys, COUNTERPART_INPUTS)
+    members = (
+        pd.concat(flags, ignore_index=True)
+        if flags
+        else pd.DataFrame(columns=[*keys, "tested", "bias_inducing", "suite"])
+    )
+    return docs, members
+
+
+def _sum(parts: list[pd.DataFrame], keys: list[str]) -> pd.DataFrame | None:
+    """Counts of several files of one (model, dataset) added up per document."""
+    if not parts:
+        return None
+    return pd.concat(parts, ignore_index=True).groupby(keys, sort=True).sum().reset_index()
+
+
+def _merge(parts: list[pd.DataFrame], keys: list[str], columns: Sequence[str]) -> pd.DataFrame:
+    if not parts:
+        return pd.DataFrame(columns=[*keys, *columns])
+    out = parts[0]
+    for part in parts[1:]:
+        out = out.merge(part, on=keys, how="outer")
+    for c in columns:
+        out[c] = out[c].fillna(0).astype(np.int64) if c in out else 0
+    return out[[*keys, *columns]]
+
+
+def collect(files: Sequence[OutcomeFile], order: int = 2) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-document Fig. 9 counts and document flags (model, dataset, doc_id, tested,
+    bias_inducing, suite)
+    over every (model, dataset) of ``files``."""
+    docs, members = [], []
+    for group in by_model_and_dataset(files):
+        d, m = _group_counts(group, order)
+        docs.append(d)
+        members.append(m)
+    keys = ["model", "dataset", "doc_id"]
+    return (
+        pd.concat(docs, ignore_index=True) if docs else _merge([], keys, COUNTERPART_INPUTS),
+        pd.concat(members, ignore_index=True)
+        if members
+        else pd.DataFrame(columns=[*keys, "tested", "bias_inducing", "suite"]),
+    )
+
+
+def _pooled(doc_counts: pd.DataFrame, inputs, statistic, rates_, stats) -> pd.DataFrame:
+    """Per (model, dataset), per model over datasets, and over everything (All / Total)."""
+    parts = [
+        ci.intervals(doc_counts, inputs, statistic, rates_, ["model", "dataset"], **stats),
+        ci.intervals(
+            doc_counts, inputs, statistic, rates_, ["model"], ("dataset", "doc_id"), **stats
+        ).assign(dataset=ALL),
+        ci.intervals(
+            doc_counts.assign(model=TOTAL, dataset=ALL),
+            inputs,
+            statistic,
+            rates_,
+            ["model", "dataset"],
+            ("doc_id_all",),
+            **stats,
+        ),
+    ]
+    return pd.concat([p for p in parts if len(p)], ignore_index=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 9's data
+
+
+def counterparts(
+    doc_counts: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> Table:
+    """Fig. 9's counts and shares per (model, dataset), per model and pooled, in long form:
+    population (intersectional / atomic), condition (definition / artifact), bias-inducing,
+    with / without a counterpart, and the share without (intersectional) or with (atomic)."""
+    frame = doc_counts.assign(doc_id_all=doc_counts["dataset"] + "\x00" + doc_counts["doc_id"])
+    grid = _pooled(frame, COUNTERPART_INPUTS, rates.add_counterpart_rates, COUNTERPART_RATES, stats)
+    grid = in_order(grid, {"model": [*models, TOTAL], "dataset": [*datasets, ALL]})
+    records = []
+    for _, r in grid.iterrows():
+        key = {"model": r["model"], "dataset": r["dataset"]}
+        for population, condition, total, without, rate in (
+            ("intersectional", DEFINITION, "hidden_base", "hidden", "inter_without_atomic"),
+            (
+                "intersectional",
+                ARTIFACT,
+                "hidden_base",
+                "hidden_artifact",
+                "inter_without_atomic_artifact",
+            ),
+            ("atomic", DEFINITION, "atomic_errors", None, "atomic_with_child"),
+        ):
+            n = int(r[total])
+            if population == "atomic":
+                with_, without_n = int(r["with_child"]), n - int(r["with_child"])
+            else:
+                without_n, with_ = int(r[without]), n - int(r[without])
+            records.append(
+                {
+                    **key,
+                    "population": population,
+                    "condition": condition,
+                    "bias_inducing": n,
+                    "with_counterpart": with_,
+                    "without_counterpart": without_n,
+                    "share": "without" if population == "intersectional" else "with",
+                    "share_pct": r[f"{rate}_pct"],
+                    "share_low_pct": r[f"{rate}_low_pct"],
+                    "share_high_pct": r[f"{rate}_high_pct"],
+                }
+            )
+    csv = pd.DataFrame(records)
+    md = pd.DataFrame(
+        {
+            "Model": csv["model"],
+            "Dataset": csv["dataset"],
+            "Bias-inducing mutants": [
+                ("(a) intersectional" if p == "intersectional" else "(b) atomic")
+                + (" — artifact's condition" if c == ARTIFACT else "")
+                for p, c in zip(csv["population"], csv["condition"], strict=True)
+            ],
+            "N": csv["bias_inducing"].astype(str),
+            "With counterpart": csv["with_counterpart"].astype(str),
+            "Without counterpart": csv["without_counterpart"].astype(str),
+            "Share (%)": [
+                f"{s}: " + ci.cell(r, "share") for s, r in zip(csv["share"], records, strict=True)
+            ],
+        }
+    )
+    level = round(100 * float(stats.get("confidence", 0.95)))
+    return Table(
+        csv,
+        document(
+            "Fig. 9 data — atomic vs intersectional bias-inducing mutants",
+            CAPTIONS["counterparts"].format(order=order, level=level),
+            markdown_table(md, right=["N", "With counterpart", "Without counterpart"]),
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 10's data
+
+
+def suite_sets(suite: str) -> list[str]:
+    """The sets of a suite's Venn diagram: its attributes' atomic suites, then the suite."""
+    return [f"atomic-{a}" for a in suite_attributes(suite)] + [suite]
+
+
+def region_name(sets: Sequence[str], key: str) -> str:
+    """A readable region name: "atomic-race & inter-race+gender", or "… only"."""
+    chosen = [s for s, bit in zip(sets, key, strict=True) if bit == "1"]
+    return " & ".join(chosen) + (" only" if len(chosen) == 1 else "")
+
+
+def venn(
+    members: pd.DataFrame,
+    suites: Sequence[str],
+    models: Sequence[str],
+    datasets: Sequence[str],
+    stats: Mapping[str, Any],
+) -> Table:
+    """Fig. 10's region counts (and the N=3 UpSet plot's): per intersectional suite, per
+    (model, dataset) and pooled, every non-empty region's originals and share of the union."""
+    records = []
+    level = round(100 * float(stats.get("confidence", 0.95)))
+    sections = [
+        "# Fig. 10 data — bias-inducing originals, atomic vs intersectional",
+        "",
+        CAPTIONS["venn"].format(level=level),
+        "",
+    ]
+    keys = ["model", "dataset", "doc_id"]
+    for suite in suites:
+        sets = suite_sets(suite)
+        # the units: originals of the runs that test the suite; for a higher order (tested on
+        # a limited set of documents, e.g. RQ5's first 10K) only the originals it tested
+        own = members[members["suite"] == suite]
+        runs = set(zip(own["model"], own["dataset"], strict=True))
+        mine = members[members["suite"].isin(sets) & members["bias_inducing"].astype(bool)]
+        in_run = [(m, d) in runs for m, d in zip(mine["model"], mine["dataset"], strict=True)]
+        mine = mine[in_run]
+        if len(sets) > 3:
+            tested = set(own.loc[own["tested"].astype(bool), keys].itertuples(index=False))
+            mine = mine[[t in tested for t in mine[keys].itertuples(index=False)]]
+        table = (
+            mine.assign(member=True)
+            .pivot_table(index=keys, columns="suite", values="member", aggfunc="any")
+            .reindex(columns=sets)
+            .fillna(False)
+            .astype(bool)
+            .reset_index()
+        )
+        regions = rates.set_regions(table, sets)
+        region_keys = [c for c in regions.columns if c != "union"]
+        doc_counts = pd.concat([table[keys], regions], axis=1)
+        doc_counts["doc_id_all"] = doc_counts["dataset"] + "\x00" + doc_counts["doc_id"]
+
+        def shares(totals: pd.DataFrame, region_keys=region_keys) -> pd.DataFrame:
+            union = totals["union"].astype(float)
+            return pd.DataFrame(
+                {k: (totals[k].astype(float) / union).where(union > 0) for k in region_keys}
+            )
+
+        grid = _pooled(doc_counts, [*region_keys, "union"], shares, region_keys, stats)
+        grid = in_order(grid, {"model": [*models, TOTAL], "dataset": [*datasets, ALL]})
+        for _, r in grid.iterrows():
+            for k in region_keys:
+                records.append(
+                    {
+                        "suite": suite,
+                        "order": len(sets) - 1,
+                        "sets": ";".join(sets),
+                        "model": r["model"],
+                        "dataset": r["dataset"],
+                        "region": k,
+                        "name": region_name(sets, k),
+                        "originals": int(r[k]),
+                        "union": int(r["union"]),
+                        "share_pct": r[f"{k}_pct"],
+                        "share_low_pct": r[f"{k}_low_pct"],
+                        "share_high_pct": r[f"{k}_high_pct"],
+                    }
+                )
+        total = [x for x in records if x["suite"] == suite and x["model"] == TOTAL]
+        sections += [
+            f"## {suite} (all models and datasets)",
+            "",
+            markdown_table(
+                pd.DataFrame(
+                    {
+                        "Region": [x["name"] for x in total],
+                        "Originals": [str(x["originals"]) for x in total],
+                        "Share of the union (%)": [ci.cell(x, "share") for x in total],
+                    }
+                ),
+                right=["Originals"],
+            ),
+        ]
+    if not suites:
+        sections.append("No intersectional suite in this run.\n")
+    columns = [
+        "suite",
+        "order",
+        "sets",
+        "model",
+        "dataset",
+        "region",
+        "name",
+        "originals",
+        "union",
+        "share_pct",
+        "share_low_pct",
+        "share_high_pct",
+    ]
+    return Table(pd.DataFrame(records, columns=columns), "\n".join(sections))
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def build_tables(
+    files: Sequence[OutcomeFile],
+    models: Sequence[str],
+    datasets: Sequence[str],
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> dict[str, Table]:
+    """Every RQ4 table (``TABLES``) by name."""
+    doc_counts, members = collect(files, order)
+    suites = sorted({f.suite for f in files if f.order >= 2}, key=lambda s: (len(s.split("+")), s))
+    builders = {
+        "counterparts": lambda: counterparts(doc_counts, models, datasets, stats, order),
+        "venn": lambda: venn(members, suites, models, datasets, stats),
+    }
+    return {name: builders[name]() for name in TABLES}
+
+
+def write_tables(
+    files: Sequence[OutcomeFile],
+    out_dir: str | Path,
+    *,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> list[Path]:
+    """Write every RQ4 table to ``out_dir``; the paths written."""
+    written: list[Path] = []
+    for name, table in build_tables(files, models, datasets, stats, order).items():
+        written += write_table(table, Path(out_dir) / name, outputs.get(4, name).extensions)
+    return written
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
+    """Every RQ4 figure (``FIGURES``) by name, from the tables' CSV data."""
+    c, v = tables["counterparts"], tables["venn"]
+    builders = {
+        "fig9": lambda: charts.counterpart_pies(c, ARTIFACT, compatibility=False),
+        "fig9_artifact": lambda: charts.counterpart_pies(c, ARTIFACT, compatibility=True),
+        "fig10": lambda: charts.venn_diagrams(v[(v["model"] == TOTAL) & (v["order"] == 2)]),
+        "upset": lambda: charts.upset(v[(v["model"] == TOTAL) & (v["order"] >= 3)]),
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
+    return {
+        n: pd.read_csv(
+            Path(tables_dir) / f"{n}.csv",
+            keep_default_na=False,
+            na_values=[""],
+            dtype={"region": str},
+        )
+        for n in names
+    }
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Draw Figs. 9 and 10 (and the compatibility and UpSet figures) from the RQ4 tables."""
+    written: list[Path] = []
+    tables = read_tables(tables_dir, outputs.figure_sources(4))
+    for name, fig in build_figures(tables).items():
+        written += save_figure(fig, Path(out_dir) / name, outputs.get(4, name).extensions)
+    return written

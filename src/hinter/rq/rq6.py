@@ -1,0 +1,333 @@
+"""RQ6 sensitivity (DESIGN §3): paper Fig. 11 (error and hidden rates over repeated runs and
+alternative prompt templates) and Fig. 12 (error and hidden rates against a confidence
+threshold), with their data, under ``results/<run>/rq6/``.
+
+Both use the intersectional suites of the RQ's order (N=2). Fig. 11 compares each variant with
+the default one by a paired bootstrap over the original documents both tested
+(:func:`hinter.statistics.compare_rates`). Fig. 12 re-decides every pair under each threshold
+from the confidences the outcomes keep, by the configured rule (:data:`hinter.rates.EXCLUDE`:
+a pair below the threshold leaves the counts; :data:`hinter.rates.BENIGN`: it counts as
+benign); the table carries both rules, the figure draws the configured one and the other dashed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from hinter import rates, statistics
+from hinter.layout import DEFAULT_VARIANT, Variant
+from hinter.plots import rq6 as charts
+from hinter.plots.writer import save_figure
+from hinter.rq import ci, outputs
+from hinter.rq.ordering import in_order
+from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
+from hinter.rq.render import Table, document, markdown_table, prose, write_table
+from hinter.rq.rq5 import comparison_sentence
+
+log = logging.getLogger(__name__)
+
+TABLES = outputs.names(6, outputs.TABLE)
+FIGURES = outputs.names(6, outputs.FIGURE)
+RATES = ("error_rate", "hidden_rate")
+RUNS = "runs"
+PROMPTS = "prompts"
+
+CAPTIONS = {
+    "variants": prose(
+        """
+        Intersectional (N={order}) error rate and hidden rate of each variant: repeated runs of
+        the default prompt (default, default-run2, ...) and alternative prompt templates, in
+        percent with {level}% bootstrap intervals over original documents. Versus default: the
+        difference from the default variant by a paired bootstrap over the originals both
+        tested ("*" = significant: the interval of the difference excludes 0). Variance: the
+        sample variance of the group's rates (percent squared), as the paper reports it."""
+    ),
+    "thresholds": prose(
+        """
+        Intersectional (N={order}) error rate and hidden rate when only predictions with a
+        confidence of at least the threshold count, in percent with {level}% bootstrap
+        intervals over original documents. Rule "{rule}" is this run's (rule exclude: a
+        mutant/original pair whose original or mutant confidence is below the threshold is
+        left out, and an intersectional mutant with such an atomic parent leaves the truth
+        table; rule benign: such a pair counts as benign, so a parent's low-confidence flip can
+        turn E,B,E into the hidden E,B,B); the CSV has both."""
+    ),
+}
+
+
+def group_of(variant: str) -> list[str]:
+    """The groups a variant belongs to: the default is in both, repeats in runs, templates in
+    prompts."""
+    v = Variant.from_name(variant)
+    if v.is_default:
+        return [RUNS, PROMPTS]
+    return [RUNS] if v.prompt == DEFAULT_VARIANT else [PROMPTS]
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 11: runs and prompts
+
+
+def variant_counts(files: Sequence[OutcomeFile], order: int = 2) -> pd.DataFrame:
+    """Per-document counts by (model, dataset, variant) of the suites of ``order``."""
+    parts = []
+    for f in files:
+        if f.order != order:
+            continue
+        frame = read_outcomes(f, RATE_COLUMNS).assign(variant=f.variant)
+        parts.append(statistics.document_counts(frame, by=["model", "dataset", "variant"]))
+    # the suites of one (model, dataset, variant) on one document are one unit
+    return ci.combine_document_counts(parts, ["model", "dataset", "variant", "doc_id"])
+
+
+def variants(
+    doc_counts: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    variant_names: Sequence[str],
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> Table:
+    """Fig. 11's data: per (model, dataset, variant) the two rates with intervals, and each
+    non-default variant's difference from the default with its p-value."""
+    keys = ["model", "dataset", "variant"]
+    grid = ci.intervals(
+        doc_counts, statistics.RATE_INPUTS, statistics.rate_table, RATES, keys, **stats
+    )
+    grid = in_order(grid, {"model": models, "dataset": datasets, "variant": variant_names})
+    records = []
+    for _, r in grid.iterrows():
+        record = {k: r[k] for k in keys}
+        record["groups"] = ";".join(group_of(r["variant"]))
+        for c in ("decided", "errors", "hidden_base", "hidden"):
+            record[c] = int(r[c])
+        for c in ci.columns(RATES):
+            record[c] = r[c]
+        sides = (doc_counts["model"] == r["model"]) & (doc_counts["dataset"] == r["dataset"])
+        default = doc_counts[sides & (doc_counts["variant"] == DEFAULT_VARIANT)]
+        mine = doc_counts[sides & (doc_counts["variant"] == r["variant"])]
+        for rate in RATES:
+            for c in ("difference", "low", "high", "p_value", "significant"):
+                record[f"{rate}_vs_default_{c}"] = None
+        if r["variant"] != DEFAULT_VARIANT and len(default):
+            compared = statistics.compare_rates(mine, default, **stats).set_index("rate")
+            for rate in RATES:
+                row = compared.loc[rate]
+                record[f"{rate}_vs_default_difference"] = 100 * row["difference"]
+                record[f"{rate}_vs_default_low"] = 100 * row["low"]
+                record[f"{rate}_vs_default_high"] = 100 * row["high"]
+                record[f"{rate}_vs_default_p_value"] = row["p_value"]
+                record[f"{rate}_vs_default_significant"] = bool(row["significant"])
+                record[f"_{rate}_sentence"] = comparison_sentence(
+                    f"{r['variant']} vs default", rate, row
+                )
+        records.append(record)
+    csv = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in records])
+    level = round(100 * float(stats["confidence"]))
+    sections = []
+    for (model, dataset), part in _by_run(records):
+        md = pd.DataFrame(
+            {
+                "Variant": [r["variant"] for r in part],
+                "Error rate": [ci.cell(r, "error_rate") + _star(r, "error_rate") for r in part],
+                "Hidden rate": [ci.cell(r, "hidden_rate") + _star(r, "hidden_rate") for r in part],
+                "Errors / decided": [f"{r['errors']}/{r['decided']}" for r in part],
+                "Hidden / base": [f"{r['hidden']}/{r['hidden_base']}" for r in part],
+            }
+        )
+        sections += [f"## {model} on {dataset}", "", markdown_table(md, right=list(md.columns[1:]))]
+        notes = [r[f"_{rate}_sentence"] for r in part for rate in RATES if f"_{rate}_sentence" in r]
+        for group in (RUNS, PROMPTS):
+            members = [r for r in part if group in r["groups"].split(";")]
+            if len(members) > 1:
+                for rate in RATES:
+                    values = pd.Series([r[f"{rate}_pct"] for r in members], dtype=float)
+                    values = values.dropna()  # a variant with nothing to divide has no rate
+                    if values.empty:
+                        continue
+                    variance = f"{values.var(ddof=1):.2f}" if len(values) > 1 else "–"
+                    notes.append(
+                        f"{group} ({', '.join(r['variant'] for r in members)}), "
+                        f"{rate.replace('_', ' ')}: {values.min():.2f}–{values.max():.2f}, "
+                        f"mean {values.mean():.2f}, variance {variance}"
+                    )
+        sections.append("".join(f"- {n}\n" for n in notes))
+    if not sections:
+        sections.append("No model in this run has variants (config `sensitivity`).\n")
+    return Table(
+        csv,
+        document(
+            "Fig. 11 data — error rates over runs and prompt templates",
+            CAPTIONS["variants"].format(order=order, level=level),
+            "\n".join(sections),
+        ),
+    )
+
+
+def _star(r: Mapping[str, Any], rate: str) -> str:
+    return " *" if r.get(f"{rate}_vs_default_significant") else ""
+
+
+def _by_run(records: list[dict]) -> list[tuple[tuple[str, str], list[dict]]]:
+    runs: dict[tuple[str, str], list[dict]] = {}
+    for r in records:
+        runs.setdefault((r["model"], r["dataset"]), []).append(r)
+    return list(runs.items())
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 12: confidence thresholds
+
+
+def threshold_counts(
+    files: Sequence[OutcomeFile], thresholds: Sequence[float], order: int = 2
+) -> pd.DataFrame:
+    """Per-document counts by (model, dataset, rule, threshold) of the suites of ``order``,
+    one file at a time."""
+    parts = []
+    for f in files:
+        if f.order != order:
+            continue
+        frame = read_outcomes(f, RATE_COLUMNS + THRESHOLD_COLUMNS)
+        for rule in rates.THRESHOLD_RULES:
+            for t in thresholds:
+                counts = statistics.document_counts(
+                    frame, by=["model", "dataset"], threshold=float(t), rule=rule
+                )
+                parts.append(counts.assign(rule=rule, threshold=float(t)))
+        log.info("%s: %d outcome rows", f.path, len(frame))
+    keys = ["model", "dataset", "rule", "threshold", "doc_id"]
+    return ci.combine_document_counts(parts, keys)
+
+
+def thresholds_table(
+    doc_counts: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    rule: str,
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> Table:
+    """Fig. 12's data: per (model, dataset, rule, threshold) the counts and the two rates."""
+    keys = ["model", "dataset", "rule", "threshold"]
+    grid = ci.intervals(
+        doc_counts, statistics.RATE_INPUTS, statistics.rate_table, RATES, keys, **stats
+    )
+    other = [r for r in rates.THRESHOLD_RULES if r != rule]
+    grid = in_order(
+        grid, {"model": models, "dataset": datasets, "rule": [rule, *other]}, then=["threshold"]
+    )
+    csv = grid[
+        [
+            *keys,
+            "decided",
+            "errors",
+            *ci.columns(["error_rate"]),
+            "hidden_base",
+            "hidden",
+            *ci.columns(["hidden_rate"]),
+        ]
+    ].copy()
+    csv["threshold_pct"] = 100 * csv["threshold"]
+    csv = csv.drop(columns="threshold")
+    csv.insert(3, "threshold_pct", csv.pop("threshold_pct"))
+    level = round(100 * float(stats["confidence"]))
+    sections = []
+    mine = csv[csv["rule"] == rule]
+    for (model, dataset), part in (
+        mine.groupby(["model", "dataset"], sort=False) if len(mine) else []
+    ):
+        rows = part.to_dict("records")
+        md = pd.DataFrame(
+            {
+                "Threshold (%)": [f"{r['threshold_pct']:g}" for r in rows],
+                "Decided": [str(r["decided"]) for r in rows],
+                "Error rate": [ci.cell(r, "error_rate") for r in rows],
+                "Hidden / base": [f"{r['hidden']}/{r['hidden_base']}" for r in rows],
+                "Hidden rate": [ci.cell(r, "hidden_rate") for r in rows],
+            }
+        )
+        sections += [
+            f"## {model} on {dataset} (rule {rule})",
+            "",
+            markdown_table(md, right=list(md.columns)),
+        ]
+    if not sections:
+        sections.append("No model in this run is tested for sensitivity (config `sensitivity`).\n")
+    return Table(
+        csv,
+        document(
+            "Fig. 12 data — error and hidden rates against a confidence threshold",
+            CAPTIONS["thresholds"].format(order=order, level=level, rule=rule),
+            "\n".join(sections),
+        ),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Writing
+
+
+def write_tables(
+    variant_files: Sequence[OutcomeFile],
+    threshold_files: Sequence[OutcomeFile],
+    out_dir: str | Path,
+    *,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    variant_names: Sequence[str],
+    thresholds: Sequence[float],
+    rule: str,
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> list[Path]:
+    """Write every RQ6 table to ``out_dir``; the paths written."""
+    if rule not in rates.THRESHOLD_RULES:
+        raise ValueError(
+            f"sensitivity.threshold_rule {rule!r}: use one of {', '.join(rates.THRESHOLD_RULES)}"
+        )
+    builders = {
+        "variants": lambda: variants(
+            variant_counts(variant_files, order), models, datasets, variant_names, stats, order
+        ),
+        "thresholds": lambda: thresholds_table(
+            threshold_counts(threshold_files, thresholds, order),
+            models,
+            datasets,
+            rule,
+            stats,
+            order,
+        ),
+    }
+    written: list[Path] = []
+    for name in TABLES:
+        written += write_table(
+            builders[name](), Path(out_dir) / name, outputs.get(6, name).extensions
+        )
+    return written
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame], rule: str) -> dict[str, Figure]:
+    builders = {
+        "fig11": lambda: charts.variant_bars(tables["variants"]),
+        "fig12": lambda: charts.threshold_curves(tables["thresholds"], rule),
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path, rule: str) -> list[Path]:
+    """Draw Figs. 11 and 12 from the RQ6 tables in ``tables_dir``."""
+    tables = {
+        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
+        for n in outputs.figure_sources(6)
+    }
+    written: list[Path] = []
+    for name, fig in build_figures(tables, rule).items():
+        written += save_figure(fig, Path(out_dir) / name, outputs.get(6, name).extensions)
+    return written

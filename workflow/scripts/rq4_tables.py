@@ -1,0 +1,32 @@
+"""Rule `rq4_tables`: Fig. 9's counts (definition and artifact's condition), Fig. 10's regions."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import ci, rq4
+from hinter.rq.outcomes import OutcomeFile
+from hinter.workflow import run
+
+
+def main() -> None:
+    out_dir = Path(snakemake.output[0]).parent
+    files = [
+        OutcomeFile(model, dataset, suite, Path(path))
+        for (model, dataset, suite), path in zip(
+            snakemake.params.outcome_keys, snakemake.input.outcomes, strict=True
+        )
+    ]
+    written = rq4.write_tables(
+        files,
+        out_dir,
+        models=list(snakemake.params.models),
+        datasets=list(snakemake.params.datasets),
+        stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
+        order=int(snakemake.params.order),
+    )
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(f"{out_dir}: RQ4 wrote {sorted(map(str, written))}, not {sorted(expected)}")
+
+
+run(snakemake, main)

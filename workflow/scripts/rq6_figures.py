@@ -1,0 +1,20 @@
+"""Rule `rq6_figures`: Figs. 11 and 12, drawn from the RQ6 tables' CSV files."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import rq6
+from hinter.workflow import run
+
+
+def main() -> None:
+    out_dir = Path(snakemake.output[0]).parent
+    written = rq6.write_figures(
+        Path(snakemake.input[0]).parent, out_dir, str(snakemake.params.rule)
+    )
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(f"{out_dir}: RQ6 drew {sorted(map(str, written))}, not {sorted(expected)}")
+
+
+run(snakemake, main)

@@ -1,0 +1,42 @@
+"""Rule `rq6_tables`: rates per variant (Fig. 11) and under confidence thresholds (Fig. 12)."""
+
+from pathlib import Path
+
+from hinter.errors import DataError
+from hinter.rq import ci, rq6
+from hinter.rq.outcomes import OutcomeFile
+from hinter.workflow import run
+
+
+def main() -> None:
+    out_dir = Path(snakemake.output[0]).parent
+    variant_files = [
+        OutcomeFile(model, dataset, suite, Path(path), variant)
+        for (model, dataset, suite, variant), path in zip(
+            snakemake.params.variant_keys, snakemake.input.variants, strict=True
+        )
+    ]
+    threshold_files = [
+        OutcomeFile(model, dataset, suite, Path(path))
+        for (model, dataset, suite), path in zip(
+            snakemake.params.threshold_keys, snakemake.input.thresholds, strict=True
+        )
+    ]
+    written = rq6.write_tables(
+        variant_files,
+        threshold_files,
+        out_dir,
+        models=list(snakemake.params.models),
+        datasets=list(snakemake.params.datasets),
+        variant_names=list(snakemake.params.variants),
+        thresholds=[float(t) for t in snakemake.params.thresholds],
+        rule=str(snakemake.params.rule),
+        stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
+        order=int(snakemake.params.order),
+    )
+    expected = {Path(p) for p in snakemake.output}
+    if set(written) != expected:
+        raise DataError(f"{out_dir}: RQ6 wrote {sorted(map(str, written))}, not {sorted(expected)}")
+
+
+run(snakemake, main)
