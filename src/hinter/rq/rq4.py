@@ -297,8 +297,7 @@ def venn(
             mine.assign(member=True)
             .pivot_table(index=keys, columns="suite", values="member", aggfunc="any")
             .reindex(columns=sets)
-            .fillna(False)
-            .astype(bool)
+            .notna()  # a (original, suite) cell exists only where the suite found it biased
             .reset_index()
         )
         regions = rates.set_regions(table, sets)
