@@ -10,7 +10,7 @@ from score_rows import sample, score_rows
 
 from hinter import io
 from hinter.grammaticality import SCORES
-from hinter.rq import rq2, scores
+from hinter.rq import figures, rq2, scores
 from hinter.rq.scores import Bootstrap, ScoreFile
 
 BOOT = Bootstrap(resamples=200, seed=3, confidence=0.95)
@@ -127,7 +127,7 @@ def test_no_grammar_runs_give_an_empty_table_and_figure(tmp_path):
 
 def test_fig8a_has_a_panel_per_kind_with_labelled_bars(files, tmp_path):
     rq2.write_tables(files, tmp_path, BOOT)
-    fig = rq2.build_figures(rq2.read_tables(tmp_path, ["grammar_scores"]))["fig8a"]
+    fig = rq2.build_figures(figures.read_tables(tmp_path, ["grammar_scores"]))["fig8a"]
     axes = fig.axes
     assert [ax.get_title(loc="left") for ax in axes] == ["(a) Atomic", "(b) Intersectional"]
     assert [t.get_text() for t in axes[0].get_xticklabels()] == ["All", "Bias-inducing", "Benign"]

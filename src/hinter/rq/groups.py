@@ -25,8 +25,7 @@ from matplotlib.figure import Figure
 
 from hinter import group_bias, io, statistics, tables
 from hinter.plots import heatmap, style
-from hinter.plots.writer import save_figure
-from hinter.rq import outputs
+from hinter.rq import figures, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
 from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
@@ -308,11 +307,5 @@ def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
 
 def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """Draw the group heatmap from the ``group_bias`` table; write PDF and PNG."""
-    written: list[Path] = []
-    tables = {
-        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
-        for n in outputs.figure_sources(1, PART)
-    }
-    for name, fig in build_figures(tables).items():
-        written += save_figure(fig, Path(out_dir) / name, outputs.get(1, name).extensions)
-    return written
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(1, PART))
+    return figures.save_all(1, build_figures(tables), out_dir)

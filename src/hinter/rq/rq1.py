@@ -17,8 +17,7 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, patterns
 from hinter.plots import charts, style
-from hinter.plots.writer import save_figure
-from hinter.rq import intervals, outputs
+from hinter.rq import figures, intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
@@ -588,16 +587,7 @@ def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
     return {name: builders[name]() for name in FIGURES}
 
 
-def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """The CSV files of RQ1 tables, by name (empty cells are NaN)."""
-    return {n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False,
-                           na_values=[""]) for n in names}  # fmt: skip
-
-
 def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """Draw Figs. 4–6 from the RQ1 tables in ``tables_dir``; write PDF and PNG to ``out_dir``."""
-    written: list[Path] = []
-    tables = read_tables(tables_dir, outputs.figure_sources(1))
-    for name, fig in build_figures(tables).items():
-        written += save_figure(fig, Path(out_dir) / name, outputs.get(1, name).extensions)
-    return written
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(1))
+    return figures.save_all(1, build_figures(tables), out_dir)

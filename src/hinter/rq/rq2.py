@@ -15,8 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from hinter.plots import grouped, style
-from hinter.plots.writer import save_figure
-from hinter.rq import outputs, paper, scores
+from hinter.rq import figures, outputs, paper, scores
 from hinter.rq.render import Table, prose, write_table
 from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, Bootstrap, ScoreFile
 
@@ -129,17 +128,7 @@ def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
     return {name: builders[name]() for name in FIGURES}
 
 
-def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
-    return {
-        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
-        for n in names
-    }
-
-
 def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """Draw Fig. 8a from the RQ2 table in ``tables_dir``; write PDF and PNG to ``out_dir``."""
-    written: list[Path] = []
-    tables = read_tables(tables_dir, outputs.figure_sources(2))
-    for name, fig in build_figures(tables).items():
-        written += save_figure(fig, Path(out_dir) / name, outputs.get(2, name).extensions)
-    return written
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(2))
+    return figures.save_all(2, build_figures(tables), out_dir)

@@ -31,8 +31,7 @@ from matplotlib.figure import Figure
 from hinter import io, rates, statistics, tables
 from hinter.errors import DataError
 from hinter.plots import grouped, style
-from hinter.plots.writer import save_figure
-from hinter.rq import outputs, paper, scores
+from hinter.rq import figures, outputs, paper, scores
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 from hinter.rq.outcomes import kind as kind_of
@@ -734,17 +733,7 @@ def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
     return {name: builders[name]() for name in FIGURES}
 
 
-def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
-    return {
-        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
-        for n in names
-    }
-
-
 def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """Draw Figs. 7, 8b and 8c from the RQ3 tables; write PDF and PNG to ``out_dir``."""
-    written: list[Path] = []
-    tables = read_tables(tables_dir, outputs.figure_sources(3))
-    for name, fig in build_figures(tables).items():
-        written += save_figure(fig, Path(out_dir) / name, outputs.get(3, name).extensions)
-    return written
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(3))
+    return figures.save_all(3, build_figures(tables), out_dir)

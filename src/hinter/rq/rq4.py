@@ -28,8 +28,7 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import suite_attributes
 from hinter.plots import rq4 as charts
-from hinter.plots.writer import save_figure
-from hinter.rq import ci, outputs
+from hinter.rq import ci, figures, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 from hinter.rq.render import Table, document, markdown_table, prose, write_table
@@ -414,22 +413,8 @@ def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
     return {name: builders[name]() for name in FIGURES}
 
 
-def read_tables(tables_dir: str | Path, names: Sequence[str]) -> dict[str, pd.DataFrame]:
-    return {
-        n: pd.read_csv(
-            Path(tables_dir) / f"{n}.csv",
-            keep_default_na=False,
-            na_values=[""],
-            dtype={"region": str},
-        )
-        for n in names
-    }
-
-
 def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
     """Draw Figs. 9 and 10 (and the compatibility and UpSet figures) from the RQ4 tables."""
-    written: list[Path] = []
-    tables = read_tables(tables_dir, outputs.figure_sources(4))
-    for name, fig in build_figures(tables).items():
-        written += save_figure(fig, Path(out_dir) / name, outputs.get(4, name).extensions)
-    return written
+    # Venn regions are bit strings ("011"): read as text, not as numbers.
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(4), dtype={"region": str})
+    return figures.save_all(4, build_figures(tables), out_dir)

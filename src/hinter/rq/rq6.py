@@ -23,8 +23,7 @@ from matplotlib.figure import Figure
 from hinter import rates, statistics
 from hinter.layout import DEFAULT_VARIANT, Variant
 from hinter.plots import rq6 as charts
-from hinter.plots.writer import save_figure
-from hinter.rq import ci, outputs
+from hinter.rq import ci, figures, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
 from hinter.rq.render import Table, document, markdown_table, prose, write_table
@@ -323,11 +322,5 @@ def build_figures(tables: Mapping[str, pd.DataFrame], rule: str) -> dict[str, Fi
 
 def write_figures(tables_dir: str | Path, out_dir: str | Path, rule: str) -> list[Path]:
     """Draw Figs. 11 and 12 from the RQ6 tables in ``tables_dir``."""
-    tables = {
-        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
-        for n in outputs.figure_sources(6)
-    }
-    written: list[Path] = []
-    for name, fig in build_figures(tables, rule).items():
-        written += save_figure(fig, Path(out_dir) / name, outputs.get(6, name).extensions)
-    return written
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(6))
+    return figures.save_all(6, build_figures(tables, rule), out_dir)
