@@ -8,6 +8,7 @@ documents, seeded per group); the rates are functions of :mod:`hinter.rates`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -15,17 +16,13 @@ from typing import Any
 import pandas as pd
 
 from hinter import rates, statistics
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.render import percent
 
 
 def options(config: Mapping[str, Any]) -> dict[str, Any]:
     """``resamples``, ``seed`` and ``confidence`` of the config's ``statistics`` section."""
-    stats = config.get("statistics") or {}
-    return {
-        "resamples": int(stats.get("resamples", 2000)),
-        "seed": int(stats.get("seed", 42)),
-        "confidence": float(stats.get("confidence", 0.95)),
-    }
+    return dataclasses.asdict(Bootstrap.from_config(config))
 
 
 def intervals(

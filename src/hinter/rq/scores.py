@@ -25,6 +25,7 @@ from hinter import io
 from hinter.grammaticality import SCORES, pooled_scores
 from hinter.grammaticality.summary import pooled_frame
 from hinter.plots import style
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import kind as kind_of
 from hinter.rq.render import Table, document, markdown_table
@@ -62,15 +63,6 @@ class ScoreFile:
     model: str
     dataset: str
     path: Path
-
-
-@dataclass(frozen=True)
-class Bootstrap:
-    """How intervals are drawn (config ``statistics``)."""
-
-    resamples: int = 2000
-    seed: int = 0
-    confidence: float = 0.95
 
 
 def read_scores(files: Sequence[ScoreFile]) -> pd.DataFrame:
