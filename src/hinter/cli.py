@@ -690,7 +690,7 @@ def cmd_mutate(args: argparse.Namespace) -> int:
             if shown >= args.limit:
                 return EXIT_OK
             used = [mutator.pairs[pid] for pid in mutant.pair_ids]
-            changes = "; ".join(f"{p.source} → {p.target}" for p in used)
+            changes = "; ".join(f"{p.source_form} → {p.target}" for p in used)
             print(f"[{suite.name}] {changes}\n    {apply_edits(args.text, mutant.edits)}")
             shown += 1
     if not shown:
