@@ -50,8 +50,8 @@ def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
     rq6 = 4 * (shards["imdb"] + shards["scotus"])
     assert counts["predict"] == encoders + llms + rq6
     # Outcomes: 16 encoder runs x 6 suites; 2 LLMs x 5 datasets x 6 suites + Llama 2's N=3 IMDB
-    # suite; the variants' suites (IMDB 7, SCOTUS 6).
-    assert counts["outcomes"] == 16 * 6 + (2 * 5 * 6 + 1) + 4 * (7 + 6)
+    # suite; the 4 variants' intersectional N=2 suites on IMDB and SCOTUS (3 each), all RQ6 reads.
+    assert counts["outcomes"] == 16 * 6 + (2 * 5 * 6 + 1) + 4 * (3 + 3)
     assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
     # The cost model (hinter estimate) counts the same jobs as Snakemake's DAG.
     jobs = estimate.stage_jobs(estimate.project(config, estimate.load_unit_costs()))

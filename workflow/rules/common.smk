@@ -184,10 +184,6 @@ def variant_outcome_keys():
     ]
 
 
-def all_variant_outcomes():
-    return [L.outcomes(*key) for key in variant_outcome_keys()]
-
-
 def parser_input(wildcards):
     """A pipeline directory is an input of the invariant: a retrained one reruns it."""
     pipeline = config["parser"]["pipeline"]

@@ -1,6 +1,6 @@
 """RQ4's figures: pies of bias-inducing mutants with / without a counterpart (paper Fig. 9),
 Venn diagrams of bias-inducing originals (Fig. 10, matplotlib-venn) and an UpSet plot for N=3
-(drawn with matplotlib). Rows of the RQ4 tables in, a ``Figure`` out; the pooled rows (all models and
+(matplotlib). Rows of the RQ4 tables in, a ``Figure`` out; the pooled rows (all models and
 datasets) are chosen by :mod:`hinter.rq.rq4`."""
 
 from __future__ import annotations
