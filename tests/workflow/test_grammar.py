@@ -25,7 +25,7 @@ def config(repo):
 def test_every_demo_run_has_a_balanced_scored_sample(demo_run, config):
     layout = RunLayout(str(demo_run))
     runs = grammar_runs(config)
-    assert len(runs) == 9
+    assert len(runs) == 11  # 9 encoder runs and SmolLM2 on IMDB and SCOTUS
     sample = config["grammar"]["sample"]
     biased_total = mutants_total = 0
     for r in runs:

@@ -103,11 +103,22 @@ def _click(browser, element) -> None:
         browser.execute_script("arguments[0].scrollIntoView(); arguments[0].click();", element)
 
 
+def _literal(text: str) -> str:
+    """``text`` as an XPath 1.0 string literal (which has no escapes: labels hold apostrophes,
+    as in "the original artifact's condition")."""
+    if "'" not in text:
+        return f"'{text}'"
+    if '"' not in text:
+        return f'"{text}"'
+    parts = ', "\'", '.join(f"'{p}'" for p in text.split("'"))
+    return f"concat({parts})"
+
+
 def _click_text(browser, text: str) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    xpath = f"//nav//*[normalize-space(text())='{text}']"
+    xpath = f"//nav//*[normalize-space(text())={_literal(text)}]"
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.XPATH, xpath))
     _click(browser, browser.find_element(By.XPATH, xpath))
 
@@ -116,7 +127,7 @@ def _row(browser, label: str):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    xpath = f"//nav//tbody/tr[td[normalize-space(text())='{label}']]"
+    xpath = f"//nav//tbody/tr[td[normalize-space(text())={_literal(label)}]]"
     WebDriverWait(browser, 30).until(lambda b: b.find_elements(By.XPATH, xpath))
     return browser.find_element(By.XPATH, xpath)
 
