@@ -78,6 +78,7 @@ def test_shards(paper, demo):
     n = paper["mutation"]["shards"]["eurlex"]
     assert plan.shard_ids(paper, "eurlex") == [f"{i:03d}" for i in range(n)]
     assert plan.shard_ids(demo, "imdb") == ["000", "001"]
+    assert plan.shard_ids(demo, "scotus") == ["000"]
 
 
 def test_rq6_variants_are_planned_from_the_sensitivity_section(paper, demo):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pyarrow.parquet as pq
 import pytest
 
-from hinter import io, tables
+from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.edits import apply_edits
 from hinter.grammaticality import SCORES, count_words, make_checker, score
@@ -61,14 +61,15 @@ def test_scores_match_the_materialised_texts(demo_run, config):
     frame = pq.read_table(layout.grammar_scores(r.model, r.dataset)).to_pandas()
     mutants = frame[frame["kind"] == "mutant"].head(12)
     docs = {}
-    for shard in ("000", "001"):
+    shards = plan.shard_ids(config, r.dataset)
+    for shard in shards:
         for row in io.read_parquet(
             layout.tested(r.dataset, shard), tables.TESTED_DOCUMENTS
         ).to_pylist():
             docs[row["doc_id"]] = row["text"]
     edits = {}
     for suite in set(mutants["suite"]):
-        for shard in ("000", "001"):
+        for shard in shards:
             t = io.read_parquet(layout.mutants(r.track, r.dataset, suite, shard), tables.MUTANTS)
             edits.update(zip(t["mutant_id"].to_pylist(), t["edits"].to_pylist(), strict=True))
     checker = make_checker("harper")

@@ -1,5 +1,7 @@
 """Rule check_invariant: the validity of one suite shard and its summary (hinter.invariant)."""
 
+import sys
+
 from hinter.invariant import check_shard
 from hinter.io import parquet_rows
 from hinter.progress import Progress
@@ -7,6 +9,9 @@ from hinter.workflow import run
 
 
 def main():
+    # spaCy's thinc imports torch (2-3 s per job) only for optional torch-backed layers; the
+    # tagger and parser of en_core_web_sm are numpy models, so this job runs without torch.
+    sys.modules.setdefault("torch", None)
     # A progress line with an ETA in the job's log every few seconds (hinter.progress).
     total = parquet_rows(snakemake.input.mutants)
     with Progress("invariant", total, "mutants") as bar:

@@ -20,8 +20,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import spacy
-
 from hinter.errors import ConfigError, first_line
 from hinter.invariant.compare import Parse
 
@@ -109,6 +107,8 @@ def resolve_pipeline(spec: str | Path, where: str = "config key 'parser.pipeline
         return PipelineSource(text, str(path), f"directory {path}")
     if "/" in text or "\\" in text or text.startswith("."):
         raise ConfigError(f"{where}: pipeline directory {text} not found")
+    import spacy  # late: summaries and comparisons need no spaCy (nor the torch it imports)
+
     if spacy.util.is_package(text):
         return PipelineSource(text, text, f"package {text}")
     if text == DEFAULT_PIPELINE:
@@ -145,6 +145,8 @@ def load_pipeline(spec: str | Path, where: str = "config key 'parser.pipeline'")
     pipeline's (tested). Every problem is a one-line ConfigError naming ``where``. The returned
     pipeline's :func:`pipeline_info` says what was loaded.
     """
+    import spacy
+
     source = resolve_pipeline(spec, where)
     try:
         nlp = spacy.load(source.load_from, exclude=list(_IRRELEVANT))

@@ -20,17 +20,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import numpy as np
-from spacy.attrs import IDX, IS_PUNCT, LENGTH, ORTH
-from spacy.pipeline import Sentencizer
 
-_ATTRS = [IDX, LENGTH, ORTH, IS_PUNCT]
+# spaCy is imported where a splitter is built: importing hinter.invariant (e.g. to summarise
+# validity files) then loads neither spaCy nor the torch its thinc imports.
 
 
 class SentenceSplitter:
     """Split texts into sentence strings with a tokenizer and the Sentencizer's rule."""
 
     def __init__(self, tokenizer, punct_chars: Iterable[str] | None = None):
+        from spacy.attrs import IDX, IS_PUNCT, LENGTH, ORTH
+        from spacy.pipeline import Sentencizer
+
         self.tokenizer = tokenizer
+        self._attrs = [IDX, LENGTH, ORTH, IS_PUNCT]
         chars = sorted(set(punct_chars or Sentencizer.default_punct_chars))
         self.punct_chars = tuple(chars)
         strings = tokenizer.vocab.strings
@@ -39,6 +42,8 @@ class SentenceSplitter:
     @classmethod
     def for_pipeline(cls, nlp) -> SentenceSplitter:
         """The pipeline's tokenizer, and its sentencizer's characters if it has one."""
+        from spacy.pipeline import Sentencizer
+
         punct = None
         for _name, pipe in nlp.pipeline:
             if isinstance(pipe, Sentencizer):
@@ -52,7 +57,7 @@ class SentenceSplitter:
         n = len(doc)
         if n == 0:
             return []
-        arr = doc.to_array(_ATTRS)
+        arr = doc.to_array(self._attrs)
         idx = arr[:, 0].astype(np.int64)
         ends = idx + arr[:, 1].astype(np.int64)
         final = np.isin(arr[:, 2], self._punct_orths)
