@@ -29,6 +29,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from hinter import io, tables
@@ -85,10 +86,15 @@ def label_key(labels: Iterable[int] | None) -> str | None:
 
 
 def is_confident(confidence: float | None, threshold: float) -> bool:
-    """Whether a prediction clears the threshold; with threshold 0 every prediction does."""
+    """Whether a prediction clears the threshold; with threshold 0 every prediction does.
+
+    Confidences are stored as float32, so the comparison is made at that precision: a stored
+    0.9 (0.8999999762 as a double) clears a threshold of 0.9."""
     if threshold <= 0:
         return True
-    return confidence is not None and not math.isnan(confidence) and confidence >= threshold
+    if confidence is None or math.isnan(confidence):
+        return False
+    return bool(np.float32(confidence) >= np.float32(threshold))
 
 
 def correctness(

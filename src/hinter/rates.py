@@ -77,10 +77,14 @@ def _as_frame(outcomes: pd.DataFrame | pa.Table) -> pd.DataFrame:
 
 
 def _confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
+    """The oracle's rule (:func:`hinter.oracle.is_confident`), vectorised: at float32, the
+    precision confidences are stored with."""
     if threshold <= 0:
         return np.ones(len(confidence), dtype=bool)
     with np.errstate(invalid="ignore"):
-        return ~np.isnan(confidence) & (confidence >= threshold)
+        return ~np.isnan(confidence) & (
+            confidence.astype(np.float32) >= np.float32(threshold)
+        )
 
 
 def _nullable_bool(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:

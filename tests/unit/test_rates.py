@@ -13,7 +13,7 @@ import pytest
 from oracle_cases import ATTRIBUTE_WORDS, MISSING, TEXT, Suite, add_case
 
 from hinter import rates
-from hinter.oracle import PARENT_DISCARDED, suite_attributes
+from hinter.oracle import PARENT_DISCARDED, is_confident, suite_attributes
 
 SUITES = ("atomic-race", "inter-race+gender", "inter-body+race", "inter-body+gender+race")
 
@@ -149,6 +149,15 @@ def test_threshold_re_decision_equals_the_oracle_at_that_threshold(threshold):
     pd.testing.assert_frame_equal(
         rates.counts(stored, by, threshold, rates.BENIGN), rates.counts(direct, by)
     )
+
+
+def test_a_stored_confidence_equal_to_the_threshold_clears_it():
+    """Confidences are float32 in the tables: 0.9 is stored as 0.8999999762 and must still
+    clear a threshold of 0.9, in the oracle and in the vectorised re-decision alike."""
+    stored = np.array([0.9, 0.8999, np.nan], dtype=np.float32)
+    assert [is_confident(float(c), 0.9) for c in stored] == [True, False, False]
+    for column in (stored, stored.astype(np.float64)):  # as read, or widened by a merge
+        assert rates._confident(column, 0.9).tolist() == [True, False, False]
 
 
 def test_stored_verdicts_are_reproduced():
