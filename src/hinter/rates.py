@@ -82,9 +82,7 @@ def _confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
     if threshold <= 0:
         return np.ones(len(confidence), dtype=bool)
     with np.errstate(invalid="ignore"):
-        return ~np.isnan(confidence) & (
-            confidence.astype(np.float32) >= np.float32(threshold)
-        )
+        return ~np.isnan(confidence) & (confidence.astype(np.float32) >= np.float32(threshold))
 
 
 def _nullable_bool(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
