@@ -76,7 +76,7 @@ def _as_frame(outcomes: pd.DataFrame | pa.Table) -> pd.DataFrame:
     return outcomes.to_pandas() if isinstance(outcomes, pa.Table) else outcomes
 
 
-def _confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
+def confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
     """The oracle's rule (:func:`hinter.oracle.is_confident`), vectorised: at float32, the
     precision confidences are stored with."""
     if threshold <= 0:
@@ -131,14 +131,14 @@ def verdicts(
         flipped, known = _nullable_bool(frame["flipped"])
         conf_o = frame["confidence_original"].to_numpy(dtype=np.float64, na_value=np.nan)
         conf_m = frame["confidence"].to_numpy(dtype=np.float64, na_value=np.nan)
-        ok_original = _confident(conf_o, threshold)
-        ok_mutant = ok_original & _confident(conf_m, threshold)
+        ok_original = confident(conf_o, threshold)
+        ok_mutant = ok_original & confident(conf_m, threshold)
         rows, pos, flat = _flat(frame["parent_flipped"], pa.bool_())
         p_known = flat.is_valid().to_numpy(zero_copy_only=False)
         p_flipped = flat.fill_null(False).to_numpy(zero_copy_only=False) & p_known
         _, _, conf_flat = _flat(frame["parent_confidence"], pa.float32())
         conf_p = conf_flat.to_numpy(zero_copy_only=False).astype(np.float64)
-        ok_parent = ok_original[rows] & _confident(conf_p, threshold)
+        ok_parent = ok_original[rows] & confident(conf_p, threshold)
         if rule == EXCLUDE:  # below the threshold: no outcome (out of every denominator)
             known = known & ok_mutant
             p_known = p_known & ok_parent

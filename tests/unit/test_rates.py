@@ -157,7 +157,7 @@ def test_a_stored_confidence_equal_to_the_threshold_clears_it():
     stored = np.array([0.9, 0.8999, np.nan], dtype=np.float32)
     assert [is_confident(float(c), 0.9) for c in stored] == [True, False, False]
     for column in (stored, stored.astype(np.float64)):  # as read, or widened by a merge
-        assert rates._confident(column, 0.9).tolist() == [True, False, False]
+        assert rates.confident(column, 0.9).tolist() == [True, False, False]
 
 
 def test_stored_verdicts_are_reproduced():

@@ -13,7 +13,7 @@ from rq_runs import Run, write_shards
 from hinter import oracle, rates
 from hinter.layout import RunLayout
 from hinter.rq import outputs, rq6
-from hinter.rq.outcomes import outcome_files
+from hinter.rq.outcomes import OutcomeFile, outcome_files
 
 STATS = {"resamples": 200, "seed": 3, "confidence": 0.95}
 RACE, GENDER = ATTRIBUTE_WORDS["race"], ATTRIBUTE_WORDS["gender"]
@@ -207,3 +207,27 @@ def test_rq4_rq5_rq6_captions_render_with_the_runs_config_and_the_papers_numbers
         assert f"**{config['sensitivity']['threshold_rule']}**" in text[(6, name)]
         assert "E,B,B" in text[(6, name)]
     assert "3.43–3.44" in text[(6, "fig11")]
+
+
+def test_accuracy_counts_each_original_once_and_keeps_what_clears_the_threshold(tmp_path):
+    """Fig. 12 (c), (d): d0's original is right (0.9) and its mutant wrong (0.4); d1's
+    original is right with 0.3 and its mutant right with 0.95."""
+    from hinter import io, tables
+
+    suite = Suite("inter-race+gender")
+    case(suite, "d0", (True, 0.4), [(False, 0.9), (False, 0.9)], conf_original=0.9)
+    case(suite, "d1", (False, 0.95), [(False, 0.9), (False, 0.9)], conf_original=0.3)
+    path = tmp_path / "outcomes.parquet"
+    io.write_parquet(suite.outcomes(), path, tables.OUTCOMES)
+    # the same originals behind two suites of the order: counted once; mutants add up
+    files = [OutcomeFile("m", "imdb", s, path) for s in ("inter-race+gender", "inter-body+race")]
+    counts = rq6.accuracy_counts(files, [0.0, 0.5, 0.99])
+    table = rq6.accuracy_table(counts, ["m"], ["imdb"], STATS).data.set_index("threshold_pct")
+    assert table["originals"].tolist() == [2, 2, 2] and table["mutants"].tolist() == [4, 4, 4]
+    assert table["originals_kept"].tolist() == [2, 1, 0]
+    assert table["mutants_kept"].tolist() == [4, 2, 0]
+    assert table.loc[0.0, "original_accuracy_pct"] == 100
+    assert table.loc[0.0, "mutant_accuracy_pct"] == 50
+    assert table.loc[50.0, "mutant_accuracy_pct"] == 100  # only d1's confident mutant is kept
+    assert table.loc[50.0, "original_kept_pct"] == 50
+    assert pd.isna(table.loc[99.0, "original_accuracy_pct"])  # nothing kept: no accuracy

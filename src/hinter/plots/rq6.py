@@ -103,28 +103,38 @@ def variant_bars(table: pd.DataFrame) -> Figure:
         return fig
 
 
-def threshold_curves(table: pd.DataFrame, rule: str) -> Figure:
+ACCURACY = (
+    ("original_accuracy", "Accuracy on originals (%)"),
+    ("mutant_accuracy", "Accuracy on valid mutants (%)"),
+)
+
+
+def threshold_curves(table: pd.DataFrame, accuracy: pd.DataFrame, rule: str) -> Figure:
     """Fig. 12: (a) the error rate and (b) the hidden rate against the confidence threshold, a
-    line per (model, dataset) with its interval as a band for ``rule``, the other rule dashed."""
+    line per (model, dataset) with its interval as a band for ``rule``, the other rule dashed;
+    (c), (d) the model's accuracy on the originals and on the valid mutants it keeps."""
     with style.context():
-        fig = Figure(figsize=style.size(columns=2, rows=1.2))
+        fig = Figure(figsize=style.size(columns=2, rows=2.2))
         if table.empty:
             return _empty(fig, "no model is tested for sensitivity in this run")
-        axes = fig.subplots(1, 2, squeeze=False)[0]
+        axes = fig.subplots(2, 2, squeeze=False).ravel()
         runs = list(dict.fromkeys(zip(table["model"], table["dataset"], strict=True)))
         palette = ["#E69F00", "#0072B2", "#009E73", "#D55E00", "#CC79A7", "#56B4E9"]
         # thresholds evenly spaced (as the paper's axis): 90, 95 and 99% stay readable
         ticks = sorted(set(table["threshold_pct"].astype(float)))
         position = {t: i for i, t in enumerate(ticks)}
-        for ax, (rate, ylabel), letter in zip(axes, RATES, "ab", strict=True):
+        panels = [(table, rate, ylabel, True) for rate, ylabel in RATES]
+        panels += [(accuracy, rate, ylabel, False) for rate, ylabel in ACCURACY]
+        for ax, (data, rate, ylabel, by_rule), letter in zip(axes, panels, "abcd", strict=True):
             for i, (m, d) in enumerate(runs):
                 color = palette[i % len(palette)]
-                run = table[(table["model"] == m) & (table["dataset"] == d)]
-                for r, part in run.groupby("rule", sort=False):
+                run = data[(data["model"] == m) & (data["dataset"] == d)]
+                name = f"{style.name('models', m)}, {style.name('datasets', d)}"
+                groups = run.groupby("rule", sort=False) if by_rule else [(rule, run)]
+                for r, part in groups:
                     part = part.sort_values("threshold_pct")
                     x = part["threshold_pct"].astype(float).map(position).to_numpy(float)
                     y = part[f"{rate}_pct"].to_numpy(float)
-                    name = f"{style.name('models', m)}, {style.name('datasets', d)}"
                     if r == rule:
                         ax.plot(
                             x, y, color=color, marker="o", markersize=2.5, linewidth=1.2, label=name
@@ -151,9 +161,13 @@ def threshold_curves(table: pd.DataFrame, rule: str) -> Figure:
             )
             ax.set_xlabel("Confidence threshold (%)")
             ax.set_ylabel(ylabel)
-            ax.set_title(f"({letter}) {ylabel.replace(' (%)', '')} (rule {rule})", loc="left")
-            low = ax.get_ylim()[1]
-            ax.set_ylim(0, max(low, 1.0) if not math.isnan(low) else 1.0)
+            title = ylabel.replace(" (%)", "") + (f" (rule {rule})" if by_rule else "")
+            ax.set_title(f"({letter}) {title}", loc="left")
+            if by_rule:
+                top = ax.get_ylim()[1]
+                ax.set_ylim(0, max(top, 1.0) if not math.isnan(top) else 1.0)
+            else:
+                ax.set_ylim(0, 100)
         handles, labels = axes[0].get_legend_handles_labels()
         fig.legend(
             handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=6.5

@@ -119,8 +119,10 @@ RQ6 = (
            "Runs and prompts", "Fig. 11", ("variants",)),
     Output(6, "thresholds", TABLE, "Error and hidden rates against a confidence threshold",
            "Confidence", "Fig. 12 data"),
-    Output(6, "fig12", FIGURE, "Error and hidden rates against a confidence threshold",
-           "Confidence", "Fig. 12", ("thresholds",)),
+    Output(6, "accuracy", TABLE, "Accuracy against a confidence threshold", "Confidence",
+           "Fig. 12 data (c, d)"),
+    Output(6, "fig12", FIGURE, "Error rates and accuracy against a confidence threshold",
+           "Confidence", "Fig. 12", ("thresholds", "accuracy")),
 )
 # fmt: on
 

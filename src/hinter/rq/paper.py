@@ -195,4 +195,6 @@ RQ6 = {
         "the hidden rate falls as the threshold rises on both datasets, the error rate on IMDB; "
         "SCOTUS's error rate rises above a 90% threshold"
     ),
+    # Fig. 12 (c), (d): the paper reads SCOTUS's rise as Llama 2's low accuracy there.
+    "accuracy_trend": "Llama 2's accuracy is low on SCOTUS (Fig. 12 c, d)",
 }

@@ -1,6 +1,6 @@
 """RQ6 sensitivity (DESIGN §3): paper Fig. 11 (error and hidden rates over repeated runs and
-alternative prompt templates) and Fig. 12 (error and hidden rates against a confidence
-threshold), with their data, under ``results/<run>/rq6/``.
+alternative prompt templates) and Fig. 12 (error and hidden rates, and the model's accuracy,
+against a confidence threshold), with their data, under ``results/<run>/rq6/``.
 
 Both use the intersectional suites of the RQ's order (N=2). Fig. 11 compares each variant with
 the default one by a paired bootstrap over the original documents both tested
@@ -57,7 +57,22 @@ CAPTIONS = {
         table; rule benign: such a pair counts as benign, so a parent's low-confidence flip can
         turn E,B,E into the hidden E,B,B); the CSV has both."""
     ),
+    "accuracy": prose(
+        """
+        The model's accuracy when only predictions with a confidence of at least the threshold
+        are kept, in percent with {level}% bootstrap intervals over original documents: (c) on
+        the tested originals, each once; (d) on the valid mutants of the intersectional
+        (N={order}) suites. Accuracy = predictions whose label set equals the gold one / kept
+        predictions (an unparseable answer is kept and wrong); Kept = the share of predictions
+        that clear the threshold."""
+    ),
 }
+# Fig. 12 (c), (d): what each kept prediction is counted in, per original document.
+ACCURACY_INPUTS = ("originals", "originals_kept", "originals_right", "mutants", "mutants_kept",
+                   "mutants_right")  # fmt: skip
+ACCURACY_RATES = ("original_accuracy", "original_kept", "mutant_accuracy", "mutant_kept")
+ACCURACY_COLUMNS = ["doc_id", "valid", "confidence_original", "confidence", "correct_original",
+                    "correct_mutant"]  # fmt: skip
 
 
 def group_of(variant: str) -> list[str]:
@@ -269,6 +284,109 @@ def thresholds_table(
     )
 
 
+def accuracy_counts(
+    files: Sequence[OutcomeFile], thresholds: Sequence[float], order: int = 2
+) -> pd.DataFrame:
+    """Per-document counts of Fig. 12 (c), (d) by (model, dataset, threshold): the original
+    (once per document, with its confidence) and the valid mutants of the suites of ``order``
+    that have a prediction, how many clear each threshold and how many of those are right."""
+    parts = []
+    for f in files:
+        if f.order != order:
+            continue
+        frame = read_outcomes(f, ACCURACY_COLUMNS)
+        originals = frame.dropna(subset=["correct_original"]).drop_duplicates("doc_id")
+        mutants = frame[frame["valid"].fillna(False).astype(bool)].dropna(subset=["correct_mutant"])
+        for t in thresholds:
+            kept_o = originals[
+                rates.confident(originals["confidence_original"].to_numpy(float), float(t))
+            ]
+            kept_m = mutants[rates.confident(mutants["confidence"].to_numpy(float), float(t))]
+            columns = {
+                "originals": originals["doc_id"].value_counts(),
+                "originals_kept": kept_o["doc_id"].value_counts(),
+                "originals_right": kept_o.loc[
+                    kept_o["correct_original"] == "right", "doc_id"
+                ].value_counts(),
+                "mutants": mutants["doc_id"].value_counts(),
+                "mutants_kept": kept_m["doc_id"].value_counts(),
+                "mutants_right": kept_m.loc[
+                    kept_m["correct_mutant"] == "right", "doc_id"
+                ].value_counts(),
+            }
+            counts = pd.DataFrame(columns).fillna(0).astype("int64")
+            counts.index.name = "doc_id"
+            parts.append(
+                counts.reset_index().assign(model=f.model, dataset=f.dataset, threshold=float(t))
+            )
+        log.info("%s: %d outcome rows (accuracy)", f.path, len(frame))
+    keys = ["model", "dataset", "threshold", "doc_id"]
+    if not parts:
+        return pd.DataFrame(columns=[*keys, *ACCURACY_INPUTS])
+    frame = pd.concat(parts, ignore_index=True)
+    grouped = frame.groupby(keys, sort=True)
+    # an original is the same in every suite of its document: counted once, not per suite
+    once = grouped[["originals", "originals_kept", "originals_right"]].max()
+    summed = grouped[["mutants", "mutants_kept", "mutants_right"]].sum()
+    return once.join(summed).reset_index()[[*keys, *ACCURACY_INPUTS]]
+
+
+def _accuracy_rates(totals: pd.DataFrame) -> pd.DataFrame:
+    def ratio(a: str, b: str) -> pd.Series:
+        den = totals[b].astype(float)
+        return totals[a].astype(float).div(den.where(den > 0))
+
+    return pd.DataFrame(
+        {
+            "original_accuracy": ratio("originals_right", "originals_kept"),
+            "original_kept": ratio("originals_kept", "originals"),
+            "mutant_accuracy": ratio("mutants_right", "mutants_kept"),
+            "mutant_kept": ratio("mutants_kept", "mutants"),
+        },
+        index=totals.index,
+    )
+
+
+def accuracy_table(
+    doc_counts: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    stats: Mapping[str, Any],
+    order: int = 2,
+) -> Table:
+    """Fig. 12 (c), (d) data: per (model, dataset, threshold) the accuracy on the originals and
+    on the valid mutants among the predictions kept, and the share kept."""
+    keys = ["model", "dataset", "threshold"]
+    grid = ci.intervals(doc_counts, ACCURACY_INPUTS, _accuracy_rates, ACCURACY_RATES, keys, **stats)
+    grid = in_order(grid, {"model": models, "dataset": datasets}, then=["threshold"])
+    csv = grid[[*keys, *ACCURACY_INPUTS, *ci.columns(ACCURACY_RATES)]].copy()
+    csv.insert(2, "threshold_pct", 100 * csv.pop("threshold").astype(float))
+    level = round(100 * float(stats["confidence"]))
+    sections = []
+    for (model, dataset), part in csv.groupby(["model", "dataset"], sort=False) if len(csv) else []:
+        rows = part.to_dict("records")
+        md = pd.DataFrame(
+            {
+                "Threshold (%)": [f"{r['threshold_pct']:g}" for r in rows],
+                "Originals kept": [f"{r['originals_kept']}/{r['originals']}" for r in rows],
+                "Accuracy on originals": [ci.cell(r, "original_accuracy") for r in rows],
+                "Mutants kept": [f"{r['mutants_kept']}/{r['mutants']}" for r in rows],
+                "Accuracy on mutants": [ci.cell(r, "mutant_accuracy") for r in rows],
+            }
+        )
+        sections += [f"## {model} on {dataset}", "", markdown_table(md, right=list(md.columns))]
+    if not sections:
+        sections.append("No model in this run is tested for sensitivity (config `sensitivity`).\n")
+    return Table(
+        csv,
+        document(
+            "Fig. 12 data — accuracy against a confidence threshold",
+            CAPTIONS["accuracy"].format(order=order, level=level),
+            "\n".join(sections),
+        ),
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # Writing
 
@@ -303,6 +421,9 @@ def write_tables(
             stats,
             order,
         ),
+        "accuracy": lambda: accuracy_table(
+            accuracy_counts(threshold_files, thresholds, order), models, datasets, stats, order
+        ),
     }
     written: list[Path] = []
     for name in TABLES:
@@ -315,7 +436,7 @@ def write_tables(
 def build_figures(tables: Mapping[str, pd.DataFrame], rule: str) -> dict[str, Figure]:
     builders = {
         "fig11": lambda: charts.variant_bars(tables["variants"]),
-        "fig12": lambda: charts.threshold_curves(tables["thresholds"], rule),
+        "fig12": lambda: charts.threshold_curves(tables["thresholds"], tables["accuracy"], rule),
     }
     return {name: builders[name]() for name in FIGURES}
 
