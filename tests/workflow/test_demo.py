@@ -455,6 +455,12 @@ def test_rq6_fig11_has_the_demos_three_variants(demo_run, config):
     thresholds = _csv(run.rq_output(6, "thresholds", "csv"))
     assert {r["rule"] for r in thresholds} == {"exclude", "benign"}
     assert len(thresholds) == 2 * 2 * len(config["sensitivity"]["thresholds"])
+    # Fig. 12 (c), (d): with no threshold every prediction is kept
+    accuracy = _csv(run.rq_output(6, "accuracy", "csv"))
+    assert len(accuracy) == 2 * len(config["sensitivity"]["thresholds"])
+    first = [r for r in accuracy if float(r["threshold_pct"]) == 0]
+    assert len(first) == 2 and all(int(r["originals"]) > 0 for r in first)
+    assert all(float(r["original_kept_pct"]) == float(r["mutant_kept_pct"]) == 100 for r in first)
 
 
 def test_rq4_rq5_rq6_rerun_after_deleting_their_outputs_is_byte_identical(
