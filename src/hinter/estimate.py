@@ -35,6 +35,7 @@ from hinter import plan
 from hinter.config import REPO_ROOT, load_yaml, validate_config
 from hinter.data import FACTS
 from hinter.errors import ConfigError
+from hinter.layout import Variant
 
 UNIT_COSTS = REPO_ROOT / "resources" / "costs" / "unit_costs.json"
 
@@ -334,10 +335,14 @@ def project(
     for run in plan.model_runs(config):
         ds, shards = run.dataset, plan.n_shards(config, run.dataset)
         suites = plan.suites(config, ds, run.track, run.model)
-        mutants = sum(suite_mutants(config, ds, run.track, s) for s in suites)
-        if not config["invariant"]["keep_discarded"]:
-            mutants *= 1 - PAPER_DISCARDED_SHARE
-        texts = tested_documents(config, ds) + mutants  # originals once, every mutant
+        kept = 1.0 if config["invariant"]["keep_discarded"] else 1 - PAPER_DISCARDED_SHARE
+
+        def predicted(tested: Sequence[plan.Suite], ds=ds, run=run, kept=kept) -> float:
+            """Texts a prediction job reads: the originals once, every (kept) mutant."""
+            mutants = sum(suite_mutants(config, ds, run.track, s) for s in tested)
+            return tested_documents(config, ds) + kept * mutants
+
+        texts = predicted(suites)
         if run.kind == "encoder":
             tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
             encoder = config["models"]["encoders"][run.model]
@@ -362,15 +367,23 @@ def project(
             answer = ANSWER_TOKENS.get(ds, 10)
             per_prompt = llm_prompt_seconds(document, answer, spec, llm=size)
             plain = llm_prompt_seconds(document, answer, spec, batched=False, llm=size)
-            out.plain_gpu_hours += texts * plain / 3600
-            for _ in range(shards):
-                if llm.get("backend") == "openai":
-                    out.stage("predict (API LLMs)", "requests, no GPU").add(texts / shards)
-                else:
-                    note = f"batched engine ({LLM_BATCH}), prefix cached"
-                    out.stage("predict (local LLMs)", note).add(
-                        texts / shards, gpu_s=texts / shards * per_prompt
-                    )
+            api = llm.get("backend") == "openai"
+            for variant in plan.variants(config, run.model, ds):
+                # RQ6's variants predict up to its order; a local model's repeated run of a
+                # template waits for its first run and reads the answers from the prediction
+                # cache (greedy: the same answers), an API's is requested again
+                n = predicted(plan.variant_suites(config, ds, run.track, run.model, variant))
+                cached = Variant.from_name(variant).run > 1 and not api
+                gpu_per_prompt = 0.0 if cached else per_prompt
+                out.plain_gpu_hours += 0 if api or cached else n * plain / 3600
+                for _ in range(shards):
+                    if api:
+                        out.stage("predict (API LLMs)", "requests, no GPU").add(n / shards)
+                    else:
+                        note = f"batched engine ({LLM_BATCH}), prefix cached"
+                        out.stage("predict (local LLMs)", note).add(
+                            n / shards, gpu_s=n / shards * gpu_per_prompt
+                        )
         for _ in suites:
             out.stage("outcomes", "not modelled (seconds)").add(0)
     return out

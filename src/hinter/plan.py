@@ -93,6 +93,22 @@ def variants(config: dict, model: str, dataset: str) -> list[str]:
     return names
 
 
+# The intersectional order of RQ4's and RQ6's figures (the paper's: N=2).
+RQ_ORDER = 2
+
+
+def variant_suites(
+    config: dict, dataset: str, track: str, model: str, variant: str = DEFAULT_VARIANT
+) -> list[Suite]:
+    """Suites a model's variant is tested on: every suite for the default run; RQ6's repeated
+    runs and alternative prompts only read the order-:data:`RQ_ORDER` suites (and their atomic
+    parents), so they predict no higher order."""
+    planned = suites(config, dataset, track, model)
+    if variant == DEFAULT_VARIANT:
+        return planned
+    return [s for s in planned if s.order <= RQ_ORDER]
+
+
 def prompt_templates(config: dict, model: str, dataset: str) -> list[str]:
     """Prompt templates an LLM is run with on a dataset (its variants' templates)."""
     return list(

@@ -85,8 +85,30 @@ def test_jobs_follow_the_plan(paper, costs):
     )
     assert jobs["mutate"] == jobs["check_invariant"] == mutate
     assert jobs["train_encoder"] == 16
-    predict = sum(plan.n_shards(paper, r.dataset) for r in plan.model_runs(paper))
+    predict = sum(
+        plan.n_shards(paper, r.dataset) * len(plan.variants(paper, r.model, r.dataset))
+        for r in plan.model_runs(paper)
+    )
+    assert predict > sum(plan.n_shards(paper, r.dataset) for r in plan.model_runs(paper))
     assert sum(n for rule, n in jobs.items() if rule.startswith("predict")) == predict
+
+
+def test_rq6_variants_cost_their_suites_and_repeated_greedy_runs_are_free(paper, costs):
+    """The alternative templates predict the suites up to RQ6's order (not IMDB's N=3); a
+    repeated run of a local LLM reads its first run's answers from the cache."""
+    runs = {r.model: r for r in plan.model_runs(paper) if r.dataset == "imdb"}
+    llama = runs["llama2"]
+    full = plan.variant_suites(paper, "imdb", llama.track, "llama2")
+    alt = plan.variant_suites(paper, "imdb", llama.track, "llama2", "alt1")
+    assert max(s.order for s in full) == 3 and max(s.order for s in alt) == plan.RQ_ORDER
+    without = {**paper, "sensitivity": {**paper["sensitivity"], "prompts": []}}
+    no_templates = estimate.project(without, costs).stages["predict (local LLMs)"].gpu_hours
+    with_templates = estimate.project(paper, costs).stages["predict (local LLMs)"].gpu_hours
+    assert with_templates > no_templates  # the templates cost GPU time ...
+    repeats = {**without, "sensitivity": {**without["sensitivity"], "runs": 5}}
+    assert estimate.project(repeats, costs).stages[
+        "predict (local LLMs)"
+    ].gpu_hours == pytest.approx(no_templates)  # ... repeated greedy runs do not
 
 
 def test_paper_shards_fit_a_cluster(paper, costs):

@@ -18,7 +18,7 @@ os.environ.update(
 
 from hinter import plan
 from hinter.config import startup_checks, validate_config
-from hinter.layout import DEFAULT_VARIANT, RunLayout
+from hinter.layout import DEFAULT_VARIANT, RunLayout, Variant
 from hinter.errors import ConfigError
 
 try:
@@ -69,6 +69,13 @@ def shards(dataset):
 
 def suite_names(dataset, track, model=None):
     return [s.name for s in plan.suites(config, dataset, track, model)]
+
+
+def variant_suite_names(dataset, model, variant):
+    """The suites a model's variant is tested on (RQ6's variants stop at RQ_ORDER)."""
+    return [
+        s.name for s in plan.variant_suites(config, dataset, model_track(model), model, variant)
+    ]
 
 
 def suite_spec(dataset, track, suite):
@@ -180,7 +187,7 @@ def variant_outcome_keys():
         (r.model, r.dataset, suite, variant)
         for r in model_runs()
         for variant in plan.variants(config, r.model, r.dataset)
-        for suite in suite_names(r.dataset, r.track, r.model)
+        for suite in variant_suite_names(r.dataset, r.model, variant)
     ]
 
 
@@ -195,7 +202,7 @@ def predict_inputs(wc):
     split (an LLM), the originals and every suite's mutants."""
     check_planned(wc)
     track = model_track(wc.model)
-    suites = suite_names(wc.dataset, track, wc.model)
+    suites = variant_suite_names(wc.dataset, wc.model, wc.variant)
     inputs = {
         "docs": L.tested(wc.dataset, wc.shard),
         "mutants": [L.mutants(track, wc.dataset, s, wc.shard) for s in suites],
@@ -203,6 +210,12 @@ def predict_inputs(wc):
     }
     if is_llm(wc.model):
         inputs["train"] = L.documents(wc.dataset, "train")
+        variant = Variant.from_name(wc.variant)
+        if variant.run > 1 and llm_backend(wc.model) != "openai":
+            # greedy decoding: a repeated run gets its first run's answers from the prediction
+            # cache, so it waits for that run instead of computing them alongside it
+            first = Variant(variant.prompt).name
+            inputs["first_run"] = L.predictions(wc.model, wc.dataset, wc.shard, first)
     else:
         inputs["model"] = L.model_weights(wc.model, wc.dataset)
     return inputs
@@ -221,8 +234,10 @@ def check_planned(wc, suite=None):
     """A model output is built only for what the config plans: its variants and suites."""
     if wc.variant not in plan.variants(config, wc.model, wc.dataset):
         raise ValueError(f"{wc.model} has no variant {wc.variant} on {wc.dataset}")
-    if suite is not None and suite not in suite_names(wc.dataset, model_track(wc.model), wc.model):
-        raise ValueError(f"{wc.model} is not tested on suite {suite} of {wc.dataset}")
+    if suite is not None and suite not in variant_suite_names(wc.dataset, wc.model, wc.variant):
+        raise ValueError(
+            f"{wc.model} ({wc.variant}) is not tested on suite {suite} of {wc.dataset}"
+        )
 
 
 def outcome_inputs(wc):
@@ -318,7 +333,7 @@ def validity_summary_keys():
 # -- RQ4-RQ6 inputs: the runs each covers (hinter.rq.runs) ----------------------------------
 from hinter.rq import runs as rq_runs
 
-RQ_ORDER = 2  # the intersectional order of RQ4's and RQ6's figures (paper: N=2)
+RQ_ORDER = plan.RQ_ORDER  # the intersectional order of RQ4's and RQ6's figures
 
 
 def rq5_outcome_keys():
