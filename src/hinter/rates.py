@@ -273,16 +273,17 @@ def pool(counts_frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
 def add_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
     """Append the rates (fractions in [0, 1], NaN when the denominator is 0) to a counts table."""
     out = counts_frame.copy()
-
-    def ratio(num: str, den: str) -> pd.Series:
-        d = out[den].astype(np.float64)
-        return (out[num].astype(np.float64) / d).where(d > 0)
-
-    out["error_rate"] = ratio("errors", "decided")
-    out["hidden_rate"] = ratio("hidden", "hidden_base")
-    out["hidden_rate_artifact"] = ratio("hidden_artifact", "hidden_base")
-    out["valid_share"] = ratio("valid", "generated")
+    out["error_rate"] = ratio(out, "errors", "decided")
+    out["hidden_rate"] = ratio(out, "hidden", "hidden_base")
+    out["hidden_rate_artifact"] = ratio(out, "hidden_artifact", "hidden_base")
+    out["valid_share"] = ratio(out, "valid", "generated")
     return out
+
+
+def ratio(frame: pd.DataFrame, num: str, den: str) -> pd.Series:
+    """``frame[num] / frame[den]`` as floats, NaN where the denominator is 0."""
+    d = frame[den].astype(np.float64)
+    return (frame[num].astype(np.float64) / d).where(d > 0)
 
 
 def truth_table(
@@ -410,6 +411,47 @@ def threshold_curve(
     return add_rates(pd.concat(parts, ignore_index=True))
 
 
+# Fig. 12 (c), (d): predictions kept by a confidence threshold, and the right ones among them.
+ACCURACY_COUNTS = ("originals", "originals_kept", "originals_right", "mutants", "mutants_kept",
+                   "mutants_right")  # fmt: skip
+
+
+def accuracy_counts(
+    outcomes: pd.DataFrame | pa.Table, by: Sequence[str] = (), threshold: float = 0.0
+) -> pd.DataFrame:
+    """Per group of ``by``: the originals with a prediction (each document once) and the valid
+    mutants with one, how many clear ``threshold`` (:func:`confident`) and how many of those
+    are right (an unparseable answer is kept and wrong)."""
+    frame = _as_frame(outcomes)
+    by = _group_keys(frame, by)
+    valid = frame["valid"].fillna(False).astype(bool)
+    populations = (
+        ("originals", frame.dropna(subset=["correct_original"]).drop_duplicates([*by, "doc_id"]),
+         "confidence_original", "correct_original"),
+        ("mutants", frame[valid].dropna(subset=["correct_mutant"]), "confidence", "correct_mutant"),
+    )  # fmt: skip
+    parts = []
+    for name, rows, confidence, correct in populations:
+        kept = confident(rows[confidence].to_numpy(np.float64), threshold)
+        right = kept & (rows[correct] == "right").to_numpy(bool)
+        part = rows[by].copy()
+        part[name], part[f"{name}_kept"], part[f"{name}_right"] = 1, kept, right
+        parts.append(part)
+    rows = pd.concat(parts, ignore_index=True)
+    rows[list(ACCURACY_COUNTS)] = rows[list(ACCURACY_COUNTS)].fillna(0).astype(np.int64)
+    return _sum(rows, by, ACCURACY_COUNTS)
+
+
+def add_accuracy_rates(totals: pd.DataFrame) -> pd.DataFrame:
+    """Accuracy among the kept predictions and the share kept, of originals and mutants."""
+    out = totals.copy()
+    out["original_accuracy"] = ratio(out, "originals_right", "originals_kept")
+    out["original_kept"] = ratio(out, "originals_kept", "originals")
+    out["mutant_accuracy"] = ratio(out, "mutants_right", "mutants_kept")
+    out["mutant_kept"] = ratio(out, "mutants_kept", "mutants")
+    return out
+
+
 def add_invariant_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
     """Append the rates of the invariant's effect (RQ3.2) to a counts table:
 
@@ -487,14 +529,9 @@ def add_counterpart_rates(totals: pd.DataFrame) -> pd.DataFrame:
     variant ``inter_without_atomic_artifact`` (DESIGN §8), and ``atomic_with_child`` =
     with_child / atomic_errors."""
     out = totals.copy()
-
-    def ratio(num: str, den: str) -> pd.Series:
-        d = out[den].astype(np.float64)
-        return (out[num].astype(np.float64) / d).where(d > 0)
-
-    out["inter_without_atomic"] = ratio("hidden", "hidden_base")
-    out["inter_without_atomic_artifact"] = ratio("hidden_artifact", "hidden_base")
-    out["atomic_with_child"] = ratio("with_child", "atomic_errors")
+    out["inter_without_atomic"] = ratio(out, "hidden", "hidden_base")
+    out["inter_without_atomic_artifact"] = ratio(out, "hidden_artifact", "hidden_base")
+    out["atomic_with_child"] = ratio(out, "with_child", "atomic_errors")
     return out
 
 

@@ -160,6 +160,25 @@ def test_a_stored_confidence_equal_to_the_threshold_clears_it():
         assert rates.confident(column, 0.9).tolist() == [True, False, False]
 
 
+@pytest.mark.parametrize("threshold", [0.0, 0.5, 0.9])
+def test_accuracy_counts_equal_a_plain_pandas_recomputation(threshold):
+    frame = world(seed=6)
+    got = rates.accuracy_counts(frame, by=["model"], threshold=threshold).set_index("model")
+    for model, part in frame.groupby("model"):
+        originals = part.dropna(subset=["correct_original"]).drop_duplicates("doc_id")
+        mutants = part[part["valid"].fillna(False).astype(bool)].dropna(subset=["correct_mutant"])
+        for name, rows, conf, correct in (
+            ("originals", originals, "confidence_original", "correct_original"),
+            ("mutants", mutants, "confidence", "correct_mutant"),
+        ):
+            kept = rows[[is_confident(c, threshold) for c in rows[conf]]]
+            assert got.loc[model, name] == len(rows)
+            assert got.loc[model, f"{name}_kept"] == len(kept)
+            assert got.loc[model, f"{name}_right"] == int((kept[correct] == "right").sum())
+    accuracy = rates.add_accuracy_rates(got)
+    assert ((accuracy["original_accuracy"].dropna() >= 0) & (accuracy["original_kept"] <= 1)).all()
+
+
 def test_stored_verdicts_are_reproduced():
     frame = world(seed=4)
     v = rates.verdicts(frame)

@@ -67,9 +67,6 @@ CAPTIONS = {
         that clear the threshold."""
     ),
 }
-# Fig. 12 (c), (d): what each kept prediction is counted in, per original document.
-ACCURACY_INPUTS = ("originals", "originals_kept", "originals_right", "mutants", "mutants_kept",
-                   "mutants_right")  # fmt: skip
 ACCURACY_RATES = ("original_accuracy", "original_kept", "mutant_accuracy", "mutant_kept")
 ACCURACY_COLUMNS = ["doc_id", "valid", "confidence_original", "confidence", "correct_original",
                     "correct_mutant"]  # fmt: skip
@@ -287,64 +284,26 @@ def thresholds_table(
 def accuracy_counts(
     files: Sequence[OutcomeFile], thresholds: Sequence[float], order: int = 2
 ) -> pd.DataFrame:
-    """Per-document counts of Fig. 12 (c), (d) by (model, dataset, threshold): the original
-    (once per document, with its confidence) and the valid mutants of the suites of ``order``
-    that have a prediction, how many clear each threshold and how many of those are right."""
+    """Per-document counts of Fig. 12 (c), (d) (:func:`hinter.rates.accuracy_counts`) by
+    (model, dataset, threshold) over the suites of ``order``, one file at a time."""
     parts = []
     for f in files:
         if f.order != order:
             continue
         frame = read_outcomes(f, ACCURACY_COLUMNS)
-        originals = frame.dropna(subset=["correct_original"]).drop_duplicates("doc_id")
-        mutants = frame[frame["valid"].fillna(False).astype(bool)].dropna(subset=["correct_mutant"])
         for t in thresholds:
-            kept_o = originals[
-                rates.confident(originals["confidence_original"].to_numpy(float), float(t))
-            ]
-            kept_m = mutants[rates.confident(mutants["confidence"].to_numpy(float), float(t))]
-            columns = {
-                "originals": originals["doc_id"].value_counts(),
-                "originals_kept": kept_o["doc_id"].value_counts(),
-                "originals_right": kept_o.loc[
-                    kept_o["correct_original"] == "right", "doc_id"
-                ].value_counts(),
-                "mutants": mutants["doc_id"].value_counts(),
-                "mutants_kept": kept_m["doc_id"].value_counts(),
-                "mutants_right": kept_m.loc[
-                    kept_m["correct_mutant"] == "right", "doc_id"
-                ].value_counts(),
-            }
-            counts = pd.DataFrame(columns).fillna(0).astype("int64")
-            counts.index.name = "doc_id"
-            parts.append(
-                counts.reset_index().assign(model=f.model, dataset=f.dataset, threshold=float(t))
-            )
+            counts = rates.accuracy_counts(frame, by=["model", "dataset", "doc_id"], threshold=t)
+            parts.append(counts.assign(threshold=float(t)))
         log.info("%s: %d outcome rows (accuracy)", f.path, len(frame))
     keys = ["model", "dataset", "threshold", "doc_id"]
     if not parts:
-        return pd.DataFrame(columns=[*keys, *ACCURACY_INPUTS])
-    frame = pd.concat(parts, ignore_index=True)
-    grouped = frame.groupby(keys, sort=True)
-    # an original is the same in every suite of its document: counted once, not per suite
-    once = grouped[["originals", "originals_kept", "originals_right"]].max()
-    summed = grouped[["mutants", "mutants_kept", "mutants_right"]].sum()
-    return once.join(summed).reset_index()[[*keys, *ACCURACY_INPUTS]]
-
-
-def _accuracy_rates(totals: pd.DataFrame) -> pd.DataFrame:
-    def ratio(a: str, b: str) -> pd.Series:
-        den = totals[b].astype(float)
-        return totals[a].astype(float).div(den.where(den > 0))
-
-    return pd.DataFrame(
-        {
-            "original_accuracy": ratio("originals_right", "originals_kept"),
-            "original_kept": ratio("originals_kept", "originals"),
-            "mutant_accuracy": ratio("mutants_right", "mutants_kept"),
-            "mutant_kept": ratio("mutants_kept", "mutants"),
-        },
-        index=totals.index,
-    )
+        return pd.DataFrame(columns=[*keys, *rates.ACCURACY_COUNTS])
+    grouped = pd.concat(parts, ignore_index=True).groupby(keys, sort=True)
+    # a document's original is the same in every suite: counted once, its mutants add up
+    originals = [c for c in rates.ACCURACY_COUNTS if c.startswith("originals")]
+    mutants = [c for c in rates.ACCURACY_COUNTS if c.startswith("mutants")]
+    combined = grouped[originals].max().join(grouped[mutants].sum())
+    return combined.reset_index()[[*keys, *rates.ACCURACY_COUNTS]]
 
 
 def accuracy_table(
@@ -357,9 +316,11 @@ def accuracy_table(
     """Fig. 12 (c), (d) data: per (model, dataset, threshold) the accuracy on the originals and
     on the valid mutants among the predictions kept, and the share kept."""
     keys = ["model", "dataset", "threshold"]
-    grid = ci.intervals(doc_counts, ACCURACY_INPUTS, _accuracy_rates, ACCURACY_RATES, keys, **stats)
+    grid = ci.intervals(
+        doc_counts, rates.ACCURACY_COUNTS, rates.add_accuracy_rates, ACCURACY_RATES, keys, **stats
+    )
     grid = in_order(grid, {"model": models, "dataset": datasets}, then=["threshold"])
-    csv = grid[[*keys, *ACCURACY_INPUTS, *ci.columns(ACCURACY_RATES)]].copy()
+    csv = grid[[*keys, *rates.ACCURACY_COUNTS, *ci.columns(ACCURACY_RATES)]].copy()
     csv.insert(2, "threshold_pct", 100 * csv.pop("threshold").astype(float))
     level = round(100 * float(stats["confidence"]))
     sections = []
