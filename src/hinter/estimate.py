@@ -294,6 +294,16 @@ def llm_prompt_seconds(
     return prefill + answer_tokens * per_step / (LLM_BATCH if batched else 1)
 
 
+def predicted_texts(
+    config: Mapping[str, Any], dataset: str, track: str, suites: Sequence[plan.Suite]
+) -> float:
+    """Texts the prediction jobs of one model and variant read: the originals once and every
+    mutant of ``suites`` (only the valid ones when discarded mutants are not kept)."""
+    kept = 1.0 if config["invariant"]["keep_discarded"] else 1 - PAPER_DISCARDED_SHARE
+    mutants = sum(suite_mutants(config, dataset, track, s) for s in suites)
+    return tested_documents(config, dataset) + kept * mutants
+
+
 def project(
     config: Mapping[str, Any],
     costs: Mapping[str, Mapping[str, Any]],
@@ -335,14 +345,7 @@ def project(
     for run in plan.model_runs(config):
         ds, shards = run.dataset, plan.n_shards(config, run.dataset)
         suites = plan.suites(config, ds, run.track, run.model)
-        kept = 1.0 if config["invariant"]["keep_discarded"] else 1 - PAPER_DISCARDED_SHARE
-
-        def predicted(tested: Sequence[plan.Suite], ds=ds, run=run, kept=kept) -> float:
-            """Texts a prediction job reads: the originals once, every (kept) mutant."""
-            mutants = sum(suite_mutants(config, ds, run.track, s) for s in tested)
-            return tested_documents(config, ds) + kept * mutants
-
-        texts = predicted(suites)
+        texts = predicted_texts(config, ds, run.track, suites)
         if run.kind == "encoder":
             tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
             encoder = config["models"]["encoders"][run.model]
@@ -372,7 +375,8 @@ def project(
                 # RQ6's variants predict up to its order; a local model's repeated run of a
                 # template waits for its first run and reads the answers from the prediction
                 # cache (greedy: the same answers), an API's is requested again
-                n = predicted(plan.variant_suites(config, ds, run.track, run.model, variant))
+                tested = plan.variant_suites(config, ds, run.track, run.model, variant)
+                n = predicted_texts(config, ds, run.track, tested)
                 cached = Variant.from_name(variant).run > 1 and not api
                 gpu_per_prompt = 0.0 if cached else per_prompt
                 out.plain_gpu_hours += 0 if api or cached else n * plain / 3600
