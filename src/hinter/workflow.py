@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 from hinter import progress
-from hinter.errors import HinterError, os_error
+from hinter.errors import DataError, HinterError, os_error
 
 
 def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO) -> None:
@@ -49,3 +49,13 @@ def run(smk: Any, main: Callable[[], Any]) -> Any:
     logger.error("%s", message)
     print(f"hinter: {message}", file=sys.stderr)
     sys.exit(1)
+
+
+def check_outputs(written: Iterable[str | Path], outputs: Iterable[str | Path], what: str) -> None:
+    """A job that writes a registry's files must write exactly its rule's outputs: a mismatch
+    (the registry and the rule out of step) is a one-line error naming both lists."""
+    got, expected = {Path(p) for p in written}, {Path(p) for p in outputs}
+    if got != expected:
+        raise DataError(
+            f"{what} wrote {sorted(map(str, got))}, the rule expects {sorted(map(str, expected))}"
+        )

@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import comparison
 from hinter.rq.intervals import Bootstrap
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -23,12 +22,7 @@ def main() -> None:
         dict(snakemake.params.settings),
         list(snakemake.params.config_files),
     )
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        got = sorted(map(str, written))
-        raise DataError(
-            f"{out_dir}: the comparison wrote {got}, the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: the comparison")
 
 
 run(snakemake, main)

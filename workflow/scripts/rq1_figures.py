@@ -2,20 +2,15 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import rq1
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
     tables_dir = Path(snakemake.input[0]).parent
     out_dir = Path(snakemake.output[0]).parent
     written = rq1.write_figures(tables_dir, out_dir)
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(
-            f"{out_dir}: RQ1 drew {sorted(map(str, written))}, the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ1")
 
 
 run(snakemake, main)

@@ -2,11 +2,10 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import groups
 from hinter.rq.outcomes import OutcomeFile
 from hinter.rq.scores import Bootstrap
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -26,12 +25,7 @@ def main() -> None:
         boot=Bootstrap(**params.statistics),
     )
     written += groups.write_figures(out_dir, out_dir)
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(
-            f"{out_dir}: RQ1 groups wrote {sorted(map(str, written))}, "
-            f"the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ1 groups")
 
 
 run(snakemake, main)

@@ -2,11 +2,10 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import rq1
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -24,11 +23,7 @@ def main() -> None:
         examples=int(snakemake.params.examples),
         boot=Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}),
     )
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(
-            f"{out_dir}: RQ1 wrote {sorted(map(str, written))}, the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ1")
 
 
 run(snakemake, main)

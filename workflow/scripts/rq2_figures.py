@@ -2,19 +2,14 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import rq2
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
     written = rq2.write_figures(Path(snakemake.input[0]).parent, out_dir)
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(
-            f"{out_dir}: RQ2 drew {sorted(map(str, written))}, the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ2")
 
 
 run(snakemake, main)

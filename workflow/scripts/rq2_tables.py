@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import rq2
 from hinter.rq.scores import Bootstrap, ScoreFile
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -17,11 +16,7 @@ def main() -> None:
         )
     ]
     written = rq2.write_tables(files, out_dir, Bootstrap(**snakemake.params.statistics))
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(
-            f"{out_dir}: RQ2 wrote {sorted(map(str, written))}, the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ2")
 
 
 run(snakemake, main)

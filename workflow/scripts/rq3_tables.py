@@ -2,11 +2,10 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import rq3
 from hinter.rq.outcomes import OutcomeFile
 from hinter.rq.scores import Bootstrap, ScoreFile
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -35,11 +34,7 @@ def main() -> None:
         datasets=list(params.datasets),
         boot=Bootstrap(**params.statistics),
     )
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(
-            f"{out_dir}: RQ3 wrote {sorted(map(str, written))}, the rule expects {sorted(expected)}"
-        )
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ3")
 
 
 run(snakemake, main)

@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import ci, rq5
 from hinter.rq.outcomes import OutcomeFile
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -36,9 +35,7 @@ def main() -> None:
         positions=positions,
         examples=int(snakemake.params.examples),
     )
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(f"{out_dir}: RQ5 wrote {sorted(map(str, written))}, not {sorted(expected)}")
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ5")
 
 
 run(snakemake, main)

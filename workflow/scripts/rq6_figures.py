@@ -2,9 +2,8 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import rq6
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -12,9 +11,7 @@ def main() -> None:
     written = rq6.write_figures(
         Path(snakemake.input[0]).parent, out_dir, str(snakemake.params.rule)
     )
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(f"{out_dir}: RQ6 drew {sorted(map(str, written))}, not {sorted(expected)}")
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ6")
 
 
 run(snakemake, main)

@@ -2,10 +2,9 @@
 
 from pathlib import Path
 
-from hinter.errors import DataError
 from hinter.rq import ci, rq6
 from hinter.rq.outcomes import OutcomeFile
-from hinter.workflow import run
+from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
@@ -34,9 +33,7 @@ def main() -> None:
         stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
         order=int(snakemake.params.order),
     )
-    expected = {Path(p) for p in snakemake.output}
-    if set(written) != expected:
-        raise DataError(f"{out_dir}: RQ6 wrote {sorted(map(str, written))}, not {sorted(expected)}")
+    check_outputs(written, snakemake.output, f"{out_dir}: RQ6")
 
 
 run(snakemake, main)
