@@ -7,8 +7,10 @@ The document gets what is left of the context after the prefix, the suffix and t
 
 - A model run through ``transformers`` is counted exactly: its chat template renders the
   conversation with a sentinel where the document goes, prefix and suffix are tokenised on
-  their own, and the model reads ``prefix ids + document ids + suffix ids`` — the same prefix
-  ids for every document, which is what lets the backend compute their KV cache once.
+  their own (the suffix as it follows text, so a SentencePiece tokenizer adds no start marker),
+  and the model reads ``prefix ids + document ids + suffix ids`` — the same ids as the whole
+  chat tokenised at once, and the same prefix ids for every document, which is what lets the
+  backend compute their KV cache once.
 - An API model is counted with the tokenizer its config declares (``tiktoken:<encoding>`` for
   OpenAI models, or a HuggingFace tokenizer), plus the chat format's per-message overhead and a
   safety margin, since the server renders the chat itself.
@@ -38,6 +40,7 @@ MIN_DOCUMENT_TOKENS = 16
 API_TOKENS_PER_MESSAGE = 3
 API_REPLY_TOKENS = 3
 API_MARGIN = 16
+_ANCHOR = "x"  # a word a suffix is encoded after (HFDocTokenizer.following_ids)
 
 
 class HFDocTokenizer:
@@ -58,6 +61,19 @@ class HFDocTokenizer:
 
     def ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False).input_ids)
+
+    def following_ids(self, text: str) -> list[int]:
+        """The ids of ``text`` where it follows other text (the prompt's suffix after the
+        document). A SentencePiece-style tokenizer marks the start of whatever it encodes
+        ("▁"), so " [/INST]" alone would gain a token; it is encoded after an anchor word, whose
+        ids are dropped, as the whole chat would encode it."""
+        if self.lead:  # byte-level: the start of a text gets nothing added
+            return self.ids(text)
+        anchor = self.ids(_ANCHOR)
+        both = self.ids(_ANCHOR + text)
+        if both[: len(anchor)] != anchor:  # the anchor merged into the text: no clean cut
+            return self.ids(text)
+        return both[len(anchor) :]
 
     def _encode(self, texts: Sequence[str], budget: int) -> list[tuple[list[int], list[int]]]:
         lead = self.lead
@@ -215,7 +231,7 @@ def chat_frame(
     except Exception as exc:  # a template may reject a system turn (then the model cannot run)
         raise ConfigError(f"{where}: the chat template fails ({first_line(exc)})") from None
     prefix, suffix = split_rendered(rendered)
-    prefix_ids, suffix_ids = tokenizer.ids(prefix), tokenizer.ids(suffix)
+    prefix_ids, suffix_ids = tokenizer.ids(prefix), tokenizer.following_ids(suffix)
     budget = context_tokens - max_new_tokens - len(prefix_ids) - len(suffix_ids)
     return _checked(ChatFrame(tuple(prefix_ids), tuple(suffix_ids), budget, context_tokens,
                               max_new_tokens), where)  # fmt: skip
