@@ -10,6 +10,7 @@ the shape of Llama 2's ``tokenizer.json``: a normaliser that prepends "▁" and 
 
 from __future__ import annotations
 
+import dataclasses
 import string
 
 import pytest
@@ -96,3 +97,40 @@ def test_prefix_document_suffix_equals_the_chat_template(sentencepiece_tokenizer
     alone = tok.ids(" [/INST]")
     assert len(alone) == len(frame.suffix_ids) + 1
     assert sentencepiece_tokenizer.convert_ids_to_tokens(alone[:1]) == ["▁"]
+
+
+def test_answer_prefix_primes_the_reply_as_the_template_renders_it(sentencepiece_tokenizer):
+    """models.llms.<name>.answer_prefix (the artifact's "Answer:" priming): the model's input
+    ends with the start of an assistant turn holding the prefix, token for token as the chat
+    template renders that turn; the prompt digest (the cache key) changes with it."""
+    tok = HFDocTokenizer(sentencepiece_tokenizer, "sentencepiece-style")
+    plain = _prompt()
+    primed = dataclasses.replace(plain, answer_prefix="Answer:")
+    assert primed.digest != plain.digest
+    document = "A slow, lovely film."
+    frame = chat_frame(tok, primed, context_tokens=4096, max_new_tokens=7, where="test")
+    (encoded,) = tok.documents([document], frame.budget)
+    ours = [*frame.prefix_ids, *encoded.ids.tolist(), *frame.suffix_ids]
+    messages = [*primed.messages(document), {"role": "assistant", "content": "Answer:"}]
+    canonical = sentencepiece_tokenizer.apply_chat_template(
+        messages, tokenize=True, continue_final_message=True
+    )
+    assert ours == list(getattr(canonical, "input_ids", canonical))
+    text = sentencepiece_tokenizer.decode(ours)
+    assert text.endswith(f"{document} [/INST] Answer:")
+    plain_frame = chat_frame(tok, plain, context_tokens=4096, max_new_tokens=7, where="test")
+    assert frame.budget < plain_frame.budget  # the priming's tokens come out of the document's
+
+
+def test_a_chat_api_cannot_be_primed():
+    from hinter.errors import ConfigError
+    from hinter.models.context import api_frame
+
+    class Counter:
+        def count(self, text):
+            return len(text.split())
+
+    primed = dataclasses.replace(_prompt(), answer_prefix="Answer:")
+    with pytest.raises(ConfigError, match=r"gpt35 on imdb: answer_prefix .* cannot be primed"):
+        api_frame(Counter(), primed, 4096, 7, "models.llms.gpt35 on imdb")
+    assert api_frame(Counter(), _prompt(), 4096, 7, "x").budget > 0

@@ -213,6 +213,19 @@ def split_rendered(rendered: str) -> tuple[str, str]:
     return prefix, suffix
 
 
+def render_chat(tokenizer: Any, prompt: Prompt, document: str, tokenize: bool = False):
+    """The chat of one document under the tokenizer's template, ending where the model's reply
+    starts: the generation prompt, or the reply's ``answer_prefix`` when the prompt primes it
+    (rendered as the start of an assistant turn, as the few-shot answers are)."""
+    messages = prompt.messages(document)
+    if not prompt.answer_prefix:
+        return tokenizer.apply_chat_template(
+            messages, tokenize=tokenize, add_generation_prompt=True
+        )
+    messages.append({"role": "assistant", "content": prompt.answer_prefix})
+    return tokenizer.apply_chat_template(messages, tokenize=tokenize, continue_final_message=True)
+
+
 def chat_frame(
     tokenizer: HFDocTokenizer,
     prompt: Prompt,
@@ -225,9 +238,7 @@ def chat_frame(
     if not getattr(tok, "chat_template", None):
         raise ConfigError(f"{where}: the tokenizer has no chat template (an instruct model?)")
     try:
-        rendered = tok.apply_chat_template(
-            prompt.messages(SENTINEL), tokenize=False, add_generation_prompt=True
-        )
+        rendered = render_chat(tok, prompt, SENTINEL)
     except Exception as exc:  # a template may reject a system turn (then the model cannot run)
         raise ConfigError(f"{where}: the chat template fails ({first_line(exc)})") from None
     prefix, suffix = split_rendered(rendered)
@@ -245,6 +256,11 @@ def api_frame(
     where: str,
 ) -> ChatFrame:
     """The frame of a prompt sent to a chat API: counted, not rendered (no ids to reuse)."""
+    if prompt.answer_prefix:
+        raise ConfigError(
+            f"{where}: answer_prefix primes a transformers model's reply; a chat API's reply "
+            "cannot be primed (set answer_prefix: null)"
+        )
     used = API_REPLY_TOKENS + API_MARGIN
     for message in prompt.messages(""):
         used += API_TOKENS_PER_MESSAGE + tokenizer.count(message["role"])

@@ -384,6 +384,7 @@ class Prompt:
     context: tuple[dict[str, str], ...]  # system + few-shot turns
     user: str  # the last user turn, with "{text}" where the document goes
     examples: tuple[Example, ...]
+    answer_prefix: str = ""  # the start of the model's reply, primed (``models.llms.*``)
 
     def messages(self, document: str) -> list[dict[str, str]]:
         """The chat for one document (the document inserted verbatim, never formatted)."""
@@ -393,7 +394,10 @@ class Prompt:
     @property
     def digest(self) -> str:
         """Hash of everything the model reads besides the document (for cache keys)."""
-        body = json.dumps([list(self.context), self.user], ensure_ascii=False)
+        parts: list[Any] = [list(self.context), self.user]
+        if self.answer_prefix:  # (no priming keeps the digests of earlier runs)
+            parts.append({"answer_prefix": self.answer_prefix})
+        body = json.dumps(parts, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -402,8 +406,10 @@ def build_prompt(
     template: str,
     label_names: Sequence[str],
     examples: Sequence[Example],
+    answer_prefix: str = "",
 ) -> Prompt:
-    """Fill a template for the dataset's label names and examples."""
+    """Fill a template for the dataset's label names and examples; ``answer_prefix`` is the
+    start of the reply the model is primed with (none by default, as in the paper)."""
     tpl = spec.template(template)
     values = {"labels": ", ".join(label_names)}
     system = _fill(tpl.system, values)
@@ -421,7 +427,7 @@ def build_prompt(
     # Only what the templates wrote is checked: a document may contain anything.
     for text in (system, question, last.replace("{text}", "", 1)):
         _check_filled(text, f"{spec.source} ({template})")
-    return Prompt(spec.dataset, template, tuple(context), last, tuple(examples))
+    return Prompt(spec.dataset, template, tuple(context), last, tuple(examples), answer_prefix)
 
 
 def _check_filled(text: str, where: str) -> None:
