@@ -134,3 +134,9 @@ def test_the_paper_config_orders_imdb_balanced(repo):
     bad["data"]["order"] = {"imdb": "kaggle"}
     with pytest.raises(ConfigError, match=r"data\.order\.imdb"):
         validate_config(bad)
+
+
+def test_the_paper_config_skips_grammar_texts_as_the_artifact_did(repo):
+    """F13: texts over 32,680 characters were skipped by the original artifact."""
+    cfg = validate_config(load_yaml(repo / "config" / "config.yaml"))
+    assert cfg["grammar"]["max_chars"] == 32680

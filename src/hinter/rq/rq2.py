@@ -61,7 +61,24 @@ def grammar_scores(frame: pd.DataFrame, boot: Bootstrap) -> Table:
     ]
     diffs = scores.compare(frame, groups, pairs, boot)
     title = "Fig. 8a — grammar scores of originals and valid mutants"
-    return scores.score_table(table, diffs, boot, INPUTS, title, CAPTION)
+    return scores.score_table(table, diffs, boot, INPUTS, title, CAPTION + distinct_note(frame))
+
+
+def distinct_note(frame: pd.DataFrame) -> str:
+    """How many of the scored texts are distinct: the sample is drawn per (model, dataset)
+    with the same seeded documents and mutants for every model (the paper drew per dataset and
+    mutation type), so a text drawn for several models counts once per model in the pooled
+    scores, as each model's bias label is its own."""
+    if frame.empty:
+        return ""
+    drawn = len(frame)
+    distinct = len(frame.drop_duplicates(["dataset", "kind", "text_id"]))
+    return prose(
+        f""" This sample: {drawn:,} scored texts, {distinct:,} distinct ({drawn - distinct:,}
+        drawn for more than one model: the sample is drawn per (model, dataset) with the same
+        seeded documents and mutants for every model, where the paper drew per dataset and
+        mutation type; a text counts once per model that drew it)."""
+    )
 
 
 def build_tables(frame: pd.DataFrame, boot: Bootstrap) -> dict[str, Table]:
