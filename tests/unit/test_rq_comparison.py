@@ -169,3 +169,22 @@ def test_written_from_real_rq1_tables_and_rerun_identically(tmp_path):
     assert row["run"] == pytest.approx(total["error_rate_pct"], abs=1e-4)
     assert row["run_lo"] == pytest.approx(total["error_rate_lo_pct"], abs=1e-4)
     assert "<table>" in (out / "paper_vs_run.html").read_text()
+
+
+def test_an_undefined_rate_is_not_counted_as_not_run():
+    """F16: the run tested LEDGAR with gpt35 and found no errors: H is undefined there ("– (0
+    errors)"), not "not run", and the summary counts it apart."""
+    t = tables()
+    t["table3"] = pd.concat(
+        [t["table3"], rate_rows([("ledgar", "gpt35", 0.0, 0.0, 0.5, None, None, None)])],
+        ignore_index=True,
+    )
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    h = rows.loc["H, ledgar × gpt35"]
+    assert pd.isna(h["run"]) and h["within"] == "undefined" and h["note"].startswith("0 errors")
+    assert rows.loc["I, ledgar × gpt35", "within"] == "no"  # 7.04 is outside [0, 0.5]
+    table = comparison.build(t, grammar_scores(), BOOT, SETTINGS)
+    assert "– (0 errors)" in table.markdown
+    assert "1 undefined in this run" in table.markdown
+    not_run = int(rows["run"].isna().sum()) - 1
+    assert f"{not_run} not run." in table.markdown

@@ -37,6 +37,12 @@ COLUMNS = ["section", "quantity", "paper", "run", "run_lo", "run_hi", "unit", "w
 
 
 NOT_COMPARABLE = "not comparable"
+# a rate the run computed but found undefined (0 in its denominator)
+UNDEFINED = "undefined"
+UNDEFINED_NOTES = {
+    "hidden_rate": "0 errors: no hidden rate",
+    "error_rate": "no valid mutant with an outcome: no error rate",
+}
 
 
 def _row(section, quantity, paper_value, run=None, lo=None, hi=None, unit="%", note="",
@@ -67,10 +73,16 @@ def _lookup(frame: pd.DataFrame, **keys) -> pd.Series | None:
 
 
 def _rate_row(section, quantity, paper_value, frame, rate, note="", **keys):
-    """A row for ``<rate>_pct`` (and its ``_lo_pct``/``_hi_pct``) of the row of ``keys``."""
+    """A row for ``<rate>_pct`` (and its ``_lo_pct``/``_hi_pct``) of the row of ``keys``; a rate
+    the run computed as undefined (nothing to divide by: no errors for H) is marked so, not
+    counted as not run."""
     hit = _lookup(frame, **keys)
-    if hit is None or pd.isna(hit[f"{rate}_pct"]):
+    if hit is None:
         return _row(section, quantity, paper_value, note=note)
+    if pd.isna(hit[f"{rate}_pct"]):
+        row = _row(section, quantity, paper_value, note=note or UNDEFINED_NOTES.get(rate, ""))
+        row["within"] = UNDEFINED
+        return row
     lo, hi = hit.get(f"{rate}_lo_pct"), hit.get(f"{rate}_hi_pct")
     return _row(section, quantity, paper_value, float(hit[f"{rate}_pct"]),
                 None if lo is None or pd.isna(lo) else float(lo),
@@ -265,6 +277,8 @@ def _number(value, unit: str) -> str:
 
 
 def _run_cell(r: Mapping[str, Any]) -> str:
+    if r["within"] == UNDEFINED:
+        return "– (0 errors)" if r["note"] == UNDEFINED_NOTES["hidden_rate"] else "–"
     if r["run"] is None or pd.isna(r["run"]):
         return NOT_RUN
     if r["unit"] == "count":
@@ -278,7 +292,8 @@ CAPTION = """
     interval where its table has one ({intervals}); "Within" says whether the paper's number
     lies inside it; "not comparable": the run's number is another quantity (the grammar scores'
     levels come from another checker than the paper's Grammarly; their difference is
-    compared). "{not_run}": the run did not test that model, dataset or suite. This run:
+    compared). "–": the run computed the rate but it is undefined (no errors, or nothing
+    valid, to divide by). "{not_run}": the run did not test that model, dataset or suite. This run:
     ``{run}`` ({config_files}); models {models}; datasets {datasets}; attributes
     {attributes}; {mutation_mode} mutation (caps: {caps}); dependency invariant {invariant}.
     The paper tested 6 models on 5 full datasets; RQ5 on the first 10K IMDB reviews."""
@@ -318,12 +333,14 @@ def build(
     inside = rows["within"].eq("yes").sum()
     not_comparable = rows["within"].eq(NOT_COMPARABLE).sum()
     with_interval = rows["within"].isin(["yes", "no"]).sum()
-    not_run = rows["run"].isna().sum()
+    undefined = rows["within"].eq(UNDEFINED).sum()
+    not_run = (rows["run"].isna() & rows["within"].ne(UNDEFINED)).sum()
     summary = (
-        f"{len(rows)} numbers compared: {len(rows) - not_run} computed by this run, "
-        f"{with_interval} with an interval, {inside} of them containing the paper's number; "
-        f"{not_comparable} not comparable (another quantity than the paper's, shown for "
-        f"reference); {not_run} not run."
+        f"{len(rows)} numbers compared: {len(rows) - not_run - undefined} computed by this "
+        f"run, {with_interval} with an interval, {inside} of them containing the paper's "
+        f"number; {not_comparable} not comparable (another quantity than the paper's, shown "
+        f"for reference); {undefined} undefined in this run (0 errors, or nothing valid); "
+        f"{not_run} not run."
     )
     md = pd.DataFrame(
         {
