@@ -43,3 +43,14 @@ def test_the_threshold_rule_is_not_attributed_to_the_paper(repo):
         assert "the paper's description" not in text, path
         assert "as the paper describes" not in text, path
     assert "inferred from Fig. 12" in " ".join((repo / "README.md").read_text().split())
+
+
+def test_the_max_parity_gap_is_not_called_lalors_fairness_violation(repo):
+    """F15: the scope's largest gap of bias rates is Lalor's FV with the bias rate in place of
+    the TPR, and every place that describes it says so."""
+    from hinter import group_bias
+
+    doc = " ".join(group_bias.__doc__.split())
+    assert "*not* Lalor's fairness violation" in doc and "in place of the TPR" in doc
+    rst = " ".join((repo / "workflow/report/rq1/group_bias.rst").read_text().split())
+    assert "in place of the true positive rate" in rst
