@@ -147,3 +147,4 @@ def test_the_caption_counts_distinct_texts(files):
     assert distinct < drawn
     text = " ".join(md.split())
     assert f"This sample: {drawn:,} scored texts, {distinct:,} distinct" in text
+    assert f"Checker: {', '.join(sorted(set(frame['checker'])))}; score levels differ" in text

@@ -73,11 +73,14 @@ def distinct_note(frame: pd.DataFrame) -> str:
         return ""
     drawn = len(frame)
     distinct = len(frame.drop_duplicates(["dataset", "kind", "text_id"]))
+    checkers = ", ".join(sorted(set(frame["checker"].dropna()))) or "unknown"
     return prose(
         f""" This sample: {drawn:,} scored texts, {distinct:,} distinct ({drawn - distinct:,}
         drawn for more than one model: the sample is drawn per (model, dataset) with the same
         seeded documents and mutants for every model, where the paper drew per dataset and
-        mutation type; a text counts once per model that drew it)."""
+        mutation type; a text counts once per model that drew it). Checker: {checkers}; score
+        levels differ between checkers, so compare the differences with the paper's, not the
+        levels."""
     )
 
 
