@@ -25,7 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hinter import io, tables
+from hinter import data, io, tables
 
 ORDERS = ("split", "balanced")
 
@@ -85,3 +85,21 @@ def reposition(
     if max_documents is not None:
         out = out.filter(pc.less(out.column("position"), max_documents))
     return out
+
+
+def tested_shard(
+    split_paths: Mapping[str, str | Path],
+    splits: Sequence[str],
+    shard: int,
+    n_shards: int,
+    max_documents: int | None,
+    order: str = "split",
+    seed: int = 0,
+) -> pa.Table:
+    """The tested documents of one shard (:func:`hinter.data.tested_shard`), their positions
+    in ``order`` and, when capped, the first ``max_documents`` of that order."""
+    positions = dataset_positions(split_paths, splits, order, seed)
+    if positions is None:
+        return data.tested_shard(split_paths, list(splits), shard, n_shards, max_documents)
+    table = data.tested_shard(split_paths, list(splits), shard, n_shards, None)
+    return reposition(table, positions, max_documents)

@@ -41,17 +41,12 @@ def _imdb_like(tmp: Path, n_per_label: int) -> dict[str, Path]:
 
 
 def _shards(paths, order, max_documents, n_shards=4, seed=42):
-    """What rule shard_documents writes for each shard (workflow/scripts/shard_documents.py)."""
+    """What rule shard_documents writes, every shard (workflow/scripts/shard_documents.py)."""
     splits = ["train", "validation", "test"]
-    positions = tested_order.dataset_positions(paths, splits, order, seed)
-    out = []
-    for k in range(n_shards):
-        cap = max_documents if positions is None else None
-        table = data.tested_shard(paths, splits, k, n_shards, max_documents=cap)
-        if positions is not None:
-            table = tested_order.reposition(table, positions, max_documents)
-        out.append(table)
-    return pa.concat_tables(out)
+    return pa.concat_tables(
+        tested_order.tested_shard(paths, splits, k, n_shards, max_documents, order, seed)
+        for k in range(n_shards)
+    )
 
 
 def test_split_order_keeps_the_first_rows_which_are_all_negative(tmp_path):
