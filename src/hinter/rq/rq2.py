@@ -65,10 +65,9 @@ def grammar_scores(frame: pd.DataFrame, boot: Bootstrap) -> Table:
 
 
 def distinct_note(frame: pd.DataFrame) -> str:
-    """How many of the scored texts are distinct: the sample is drawn per (model, dataset)
-    with the same seeded documents and mutants for every model (the paper drew per dataset and
-    mutation type), so a text drawn for several models counts once per model in the pooled
-    scores, as each model's bias label is its own."""
+    """How many of the scored texts are distinct: unless ``grammar.sample.disjoint``, every
+    model draws the same seeded documents and mutants, and a text drawn for several models
+    counts once per model in the pooled scores (each model's bias label is its own)."""
     if frame.empty:
         return ""
     drawn = len(frame)
@@ -76,11 +75,10 @@ def distinct_note(frame: pd.DataFrame) -> str:
     checkers = ", ".join(sorted(set(frame["checker"].dropna()))) or "unknown"
     return prose(
         f""" This sample: {drawn:,} scored texts, {distinct:,} distinct ({drawn - distinct:,}
-        drawn for more than one model: the sample is drawn per (model, dataset) with the same
-        seeded documents and mutants for every model, where the paper drew per dataset and
-        mutation type; a text counts once per model that drew it). Checker: {checkers}; score
-        levels differ between checkers, so compare the differences with the paper's, not the
-        levels."""
+        drawn for more than one model, each counted once per model that drew it; with
+        grammar.sample.disjoint every model draws its own documents, as the paper drew one
+        sample per dataset and mutation type). Checker: {checkers}; score levels differ
+        between checkers, so compare the differences with the paper's, not the levels."""
     )
 
 
