@@ -114,3 +114,30 @@ def test_a_missing_review_stops_a_hub_run(tmp_path):
     assert "few-shot example aclImdb/train/pos/6096_10.txt (sha256 01040ad2e90c513c…)" in message
     assert "not in the imdb train split (2002 rows searched" in message
     assert "\n" not in message
+
+
+def test_a_found_review_with_another_label_stops_the_run(hub_train, tmp_path):
+    """The review is the paper's (same text), its label is not the paper's answer: a data
+    fault that stops loading the prompt, not a warning."""
+    import pyarrow as pa
+
+    from hinter import io, tables
+    from hinter.models.llm import load_prompt
+
+    spec = load_prompt_spec("imdb")
+    row = resolve_examples(spec, hub_train, from_hub=True)[0].index
+    labels = hub_train.column("labels").to_pylist()
+    meta = {"dataset": "imdb", "label_names": ["neg", "pos"],
+            "display_names": ["Negative", "Positive"]}  # fmt: skip
+    good = tmp_path / "train.parquet"
+    io.write_parquet(hub_train, good, tables.DOCUMENTS)
+    prompt = load_prompt("imdb", "default", meta, good, from_hub=True)
+    assert prompt.examples[0].index == row
+    labels[row] = [0]  # 4120_9 is a positive review
+    bad = tmp_path / "relabelled.parquet"
+    relabelled = hub_train.set_column(
+        2, "labels", pa.array(labels, tables.DOCUMENTS.field("labels").type)
+    )
+    io.write_parquet(relabelled, bad, tables.DOCUMENTS)
+    with pytest.raises(DataError, match=r"imdb few-shot example: aclImdb/train/pos/4120_9\.txt"):
+        load_prompt("imdb", "default", meta, bad, from_hub=True)

@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from hinter import io, tables
-from hinter.errors import ConfigError
+from hinter.errors import ConfigError, DataError
 from hinter.layout import Variant
 from hinter.models.answers import AnswerParser, answer_confidence
 from hinter.models.cache import JsonCodec, MemoryCache, PredictionCache
@@ -84,7 +84,10 @@ def load_prompt(
     examples = resolve_examples(spec, train, from_hub=from_hub)
     names = label_names_of(meta)
     if from_hub:
-        for problem in check_paper_examples(spec, examples, names):
+        problems = check_paper_examples(spec, examples, names)
+        if problems and any(e.by_content for e in examples):  # the paper's own text: a fault
+            raise DataError(f"{dataset} few-shot example: {problems[0]} (001 Table 8)")
+        for problem in problems:
             log.warning("%s few-shot example: %s (001 Table 8)", dataset, problem)
     return build_prompt(spec, template, names, examples, answer_prefix=answer_prefix or "")
 

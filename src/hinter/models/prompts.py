@@ -249,8 +249,8 @@ def resolve_examples(spec: PromptSpec, train: pa.Table, from_hub: bool = False) 
     """The few-shot examples of a dataset from its loaded train split (see module docstring).
 
     ``from_hub``: the data are the real dataset, so the paper's examples must be there: an index
-    beyond the split, or a text digest found in no row, is a :class:`DataError`; so is an
-    example found by content whose labels are not the paper's answer.
+    beyond the split, or a text digest found in no row, is a :class:`DataError`
+    (:func:`check_paper_examples` then compares them with what the paper shows).
     """
     ids = train.column("doc_id").to_pylist()
     texts = train.column("text").to_pylist()
