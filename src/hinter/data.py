@@ -172,7 +172,9 @@ def check_label_order(dataset: str, label_names: list[str], labels_dir: str | Pa
 def _offline_message(what: str) -> str:
     return (
         f"{what} is on the HuggingFace hub, which is unreachable offline: go online "
-        "(unset HF_HUB_OFFLINE/HF_DATASETS_OFFLINE) or run the offline demo "
+        "(unset HF_HUB_OFFLINE/HF_DATASETS_OFFLINE), or read a local mirror (fill it where there "
+        "is internet with `snakemake download --config data.mirror=DIR`, then run with "
+        "data.source: mirror and data.mirror: DIR), or run the offline demo "
         "(--configfile config/demo.yaml)"
     )
 
@@ -330,15 +332,32 @@ def write_dataset(out_dir: str | Path, split_tables: Mapping[str, pa.Table], met
     io.write_json(out_dir / "meta.json", meta)
 
 
+def load_mirror(facts: DatasetFacts, source: Mapping[str, Any], mirror: str | Path):
+    """Load a dataset from a local mirror in the hub's layout (``hinter.mirror``); return
+    (DatasetDict, commit, the repo's folder in the mirror)."""
+    from hinter import mirror as mirrors
+
+    repo = source.get("repo", facts.repo)
+    name = source.get("name", facts.config_name)
+    return mirrors.load(mirror, repo, name, source.get("revision", facts.revision))
+
+
 def prepare_from_hub(
     dataset: str,
     source: Mapping[str, Any],
     out_dir: str | Path,
     labels_dir: str | Path | None = None,
+    mirror: str | Path | None = None,
 ) -> dict:
-    """Download (or load locally), normalise, check and write one dataset; return its meta."""
+    """Download (or read from ``mirror`` or a local copy), normalise, check and write one
+    dataset; return its meta. A mirror gives the same tables and meta.json as the hub, with the
+    mirror's folder recorded beside the commit its files came from."""
     facts = FACTS[dataset]
-    dsd, sha = load_hub(facts, source)
+    local = None
+    if mirror is not None:
+        dsd, sha, local = load_mirror(facts, source, mirror)
+    else:
+        dsd, sha = load_hub(facts, source)
     repo = source.get("repo", facts.repo)
     split_tables, meta = normalise(facts, dsd, check_sizes=True, source=str(repo))
     if labels_dir is not None:
@@ -349,6 +368,8 @@ def prepare_from_hub(
         "name": source.get("name", facts.config_name),
         "revision": sha,
     }
+    if local is not None:
+        meta["source"]["mirror"] = str(local)
     write_dataset(out_dir, split_tables, meta)
     return meta
 
