@@ -173,7 +173,7 @@ def _offline_message(what: str) -> str:
     return (
         f"{what} is on the HuggingFace hub, which is unreachable offline: go online "
         "(unset HF_HUB_OFFLINE/HF_DATASETS_OFFLINE), or read a local mirror (fill it where there "
-        "is internet with `snakemake download --config data.mirror=DIR`, then run with "
+        "is internet with `snakemake download --config 'data={mirror: DIR}'`, then run with "
         "data.source: mirror and data.mirror: DIR), or run the offline demo "
         "(--configfile config/demo.yaml)"
     )

@@ -39,7 +39,8 @@ def repo_dir(mirror: str | Path, repo: str) -> Path:
 
 
 def _refill(mirror: str | Path) -> str:
-    return f"fill it on a machine with internet: snakemake download --config data.mirror={mirror}"
+    command = f"snakemake download --config 'data={{mirror: {mirror}}}'"
+    return f"fill it on a machine with internet: {command}"
 
 
 def _card_configs(local: Path) -> tuple[dict[str, Any], Any]:

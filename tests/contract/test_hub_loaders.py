@@ -93,9 +93,12 @@ def hub_run(tmp_path_factory):
     repos = build_repos(root / "repos")
     job = {"facts": sample_facts(), "datasets": DATASETS, "labels": str(LABELS)}
     job["mirror"] = str(root / "mirror")
+    job["parser"] = str(root / "parser")  # a pipeline folder: the parser step finds it in place
+    (root / "parser").mkdir()
+    (root / "parser" / "meta.json").write_text("{}")
     with LoopbackHub(repos) as server:
         login = run_driver(
-            {**job, "steps": ["hub", "fill"]},
+            {**job, "steps": ["hub", "download"]},
             root / "login",
             {"HF_ENDPOINT": server.endpoint, "HF_HOME": str(root / "hf-login")},
         )
@@ -181,7 +184,11 @@ def test_real_records_are_normalised_as_the_paper_reads_them(hub_run):
 
 
 def test_download_fills_a_mirror_in_the_hub_layout(hub_run):
-    fill = {r["dataset"]: r for r in hub_run.login["fill"]}
+    report = hub_run.login["download"]
+    assert io.read_json(hub_run.root / "login" / "download.json") == report
+    assert report["parser"] == {"pipeline": hub_run.job["parser"], "installed": False}
+    assert report["sbic"] is None  # the demo's SBIC: nothing to fetch
+    fill = {r["dataset"]: r for r in report["datasets"]}
     assert list(fill) == DATASETS
     lexglue = hub_run.root / "mirror" / "coastalcph" / "lex_glue"
     for config in ("ecthr_a", "scotus", "eurlex", "ledgar"):

@@ -4,7 +4,8 @@ tests: HF_ENDPOINT and HF_HUB_OFFLINE are read when huggingface_hub is imported,
 
     python hub_driver.py JOB.json      JOB = {"facts": {dataset: {split_sizes, labels_present}},
                                               "datasets": [...], "out": DIR, "labels": DIR,
-                                              "mirror": DIR, "steps": ["hub", "fill", "mirror"]}
+                                              "mirror": DIR, "parser": DIR,
+                                              "steps": ["hub", "download", "mirror"]}
 
 The facts of the real hub (split sizes, labels present) are replaced by the samples' own, which
 the test derives from the sample files; everything else runs unchanged. Writes DIR/result.json.
@@ -17,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from hinter import data, mirror
+from hinter import data, download
 from hinter.errors import HinterError
 
 
@@ -29,8 +30,21 @@ def main(job_path: str) -> None:
     result: dict = {}
     for step in job["steps"]:
         try:
-            if step == "fill":
-                result["fill"] = mirror.fill(job["datasets"], {}, job["mirror"])
+            if step == "download":  # what the rule runs (SBIC comes from its own rule)
+                cfg = {
+                    "datasets": job["datasets"],
+                    "data": {"source": "hub", "mirror": job["mirror"], "hub": {}},
+                    "dictionary": {"sbic": {"source": "demo"}},
+                    "parser": {"pipeline": job["parser"]},
+                }
+                result["download"] = download.download(
+                    cfg,
+                    out / "download.json",
+                    workdir=out,
+                    sbic_dir=out,
+                    sbic_checksums=out / "none",
+                    parser_lock=out / "none",
+                )
                 continue
             for dataset in job["datasets"]:
                 result.setdefault(step, {})[dataset] = data.prepare_from_hub(
