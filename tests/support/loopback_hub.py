@@ -297,11 +297,11 @@ class LoopbackHub:
                 if recursive:  # the hub lists the folders too
                     for depth in range(len(prefix.split("/")) if prefix else 1, len(parts)):
                         folder = "/".join(parts[:depth])
-                        entries.setdefault(folder, _folder(folder, repo.commit))
+                        entries.setdefault(folder, _folder(folder))
                 entries[path] = self.entry(repo, path, expand)
             else:
                 folder = prefix + rest.split("/")[0]
-                entries.setdefault(folder, _folder(folder, repo.commit))
+                entries.setdefault(folder, _folder(folder))
         return list(entries.values())
 
     def info(self, repo: HubRepo) -> dict:
@@ -327,9 +327,13 @@ class LoopbackHub:
 _DATE = "2024-01-01T00:00:00.000Z"
 
 
-def _folder(path: str, commit: str) -> dict:
-    return {"type": "directory", "oid": hashlib.sha1(path.encode()).hexdigest(), "size": 0,
-            "path": path}  # fmt: skip
+def _folder(path: str) -> dict:
+    return {
+        "type": "directory",
+        "oid": hashlib.sha1(path.encode()).hexdigest(),
+        "size": 0,
+        "path": path,
+    }
 
 
 def _handler(hub: LoopbackHub):
