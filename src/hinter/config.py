@@ -194,6 +194,9 @@ def _check_references(cfg: dict) -> None:
     for ds in cfg["data"]["hub"]:
         if ds not in KNOWN_DATASETS:
             raise _unknown(f"data.hub.{ds}", ds, "dataset", KNOWN_DATASETS)
+    for ds in cfg["data"]["order"]:
+        if ds not in KNOWN_DATASETS:
+            raise _unknown(f"data.order.{ds}", ds, "dataset", KNOWN_DATASETS)
 
     if cfg["data"]["source"] == "mirror" and not cfg["data"].get("mirror"):
         raise ConfigError(

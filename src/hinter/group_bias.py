@@ -8,8 +8,11 @@ the mean rate of the groups of its scope, ``O(g_k) > sum_i O(g_i) / n`` (``000``
 atomic bias* (GAB) for classes of one attribute, *group intersectional bias* (GIB) for class
 combinations. Beside it, the intersectional-fairness measures of Lalor et al. (``003`` §3.3)
 with the bias-inducing outcome as the "positive" prediction: a group's statistical-parity gap
-``p(g) * |rate(g) - rate(scope)|`` and the scope's fairness violation
-``max_g |rate(g) - rate(scope)|``.
+``p(g) * |rate(g) - rate(scope)|`` (``003`` eq. 2) and the scope's maximum gap
+``max_g |rate(g) - rate(scope)|`` (column ``fairness_violation``). The latter is *not* Lalor's
+fairness violation (``003`` eq. 3, a gap of true positive rates): no ground truth exists for
+bias, so it is Lalor's FV with the bias rate in place of the TPR, i.e. the scope's maximum
+statistical-parity gap.
 
 - a mutant's class for an attribute is the ``target_class`` (or ``source_class``) of its pair
   of that attribute (``pair_ids`` of the outcomes, ``pairs.parquet`` of the dictionary);
@@ -136,7 +139,8 @@ def group_rates(
     hidden_artifact`` and ``error_rate``, ``hidden_rate`` (:func:`hinter.rates.add_rates`),
     ``scope_rate`` (the scope's pooled error rate), ``scope_mean`` (the unweighted mean of
     its groups' rates), ``above_mean`` (the GAB/GIB flag), ``parity_gap`` and the scope's
-    ``fairness_violation``.
+    ``fairness_violation`` (its maximum statistical-parity gap: Lalor's FV with the bias rate in
+    place of the TPR).
     """
     frame = outcomes.reset_index(drop=True)
     by = list(by)

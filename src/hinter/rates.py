@@ -9,7 +9,9 @@ Every function takes ``threshold``: ``None`` uses the verdicts stored by the ora
 re-decides every pair under that confidence threshold from the stored flips and confidences
 (RQ6.3), by one of two rules (``rule``):
 
-- ``exclude`` (the default, the paper's description of RQ6.3): a mutant/original pair whose
+- ``exclude`` (the default; inferred from the paper's Fig. 12, which does not state the rule: an
+  error rate that rises with the threshold, as SCOTUS's above 90%, requires low-confidence pairs
+  to leave the denominator, which ``benign`` never does): a mutant/original pair whose
   original or mutant confidence is below the threshold is *excluded*: its outcome is unknown,
   so it leaves the denominators, and an intersectional mutant with an excluded atomic parent
   leaves the truth table. Raising the threshold can then never turn ``E,B,E`` into ``E,B,B``;

@@ -22,6 +22,10 @@ The resampling is vectorised: the counts of all documents of a group form a matr
 documents, built with one ``bincount``), and the resampled totals are ``W @ C``. Draws come
 from ``numpy.random.default_rng`` seeded by ``seed`` and the group's key, so a group's
 interval does not depend on which other groups are present.
+
+No correction for multiple comparisons is made: each interval and test is at level
+``confidence`` on its own, and the reports make many of them, so some "significant"
+differences are expected by chance alone.
 """
 
 from __future__ import annotations
@@ -82,8 +86,13 @@ def rate_table(totals: pd.DataFrame) -> pd.DataFrame:
 
 
 def group_rng(seed: int, key: tuple) -> np.random.Generator:
-    """A generator for one group: seeded by ``seed`` and a stable hash of the group's key."""
-    digest = hashlib.blake2b(repr(key).encode("utf-8"), digest_size=16).digest()
+    """A generator for one group: seeded by ``seed`` and a stable hash of the group's key.
+
+    The key's values are made plain Python values first (``np.int64(3)`` -> ``3``): numpy 2
+    prints its scalars differently from numpy 1, which would change the seeds, and so every
+    interval, with the numpy version."""
+    plain = tuple(v.item() if isinstance(v, np.generic) else v for v in key)
+    digest = hashlib.blake2b(repr(plain).encode("utf-8"), digest_size=16).digest()
     words = np.frombuffer(digest, dtype=np.uint32).tolist()
     return np.random.default_rng(np.random.SeedSequence([int(seed) & 0xFFFFFFFF, *words]))
 

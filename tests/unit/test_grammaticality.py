@@ -280,6 +280,45 @@ def test_options_are_checked():
         SampleOptions(bias_share=1.5)
     with pytest.raises(ValueError, match="per_document"):
         SampleOptions(per_document=0)
+    with pytest.raises(ValueError, match=r"document share 3 outside 0\.\.2"):
+        SampleOptions(part=3, parts=3)
+
+
+def test_disjoint_shares_give_each_model_its_own_documents():
+    """F13 (grammar.sample.disjoint): three models of a dataset draw from disjoint seeded shares
+    of the documents, so their samples hold distinct texts; each share stays balanced over the
+    suites. Without shares, every model draws the same documents."""
+    frame = outcome_frame(build_run(n_docs=300, seed=5))
+    chars = pd.Series(len(SENTENCE), index=frame["doc_id"].unique())
+    common = dict(valid=40, discarded=40, per_document=1, seed=3)
+    samples = [draw(frame, chars, SampleOptions(**common, part=k, parts=3)) for k in range(3)]
+    docs = [set(s.mutants["doc_id"]) for s in samples]
+    assert all(docs) and not (docs[0] & docs[1] or docs[0] & docs[2] or docs[1] & docs[2])
+    for sample in samples:
+        assert sample.mutants.groupby(["suite", "valid"]).size().tolist() == [10] * 8
+        assert sample.stats["other_shares"] > 0
+    same = [draw(frame, chars, SampleOptions(**common)) for _ in range(2)]
+    assert set(same[0].mutants["doc_id"]) == set(same[1].mutants["doc_id"])
+
+
+def test_the_paper_config_draws_disjoint_shares(repo):
+    from hinter import plan
+    from hinter.config import load_yaml, validate_config
+    from hinter.grammaticality.runs import document_share, grammar_runs, sample_options
+
+    config = validate_config(load_yaml(repo / "config" / "config.yaml"))
+    assert config["grammar"]["sample"]["disjoint"] is True
+    runs = grammar_runs(config)
+    shares = {(r.model, r.dataset): document_share(runs, config, r.model, r.dataset) for r in runs}
+    scotus = sorted(v for (m, d), v in shares.items() if d == "scotus")
+    assert scotus == [(k, 6) for k in range(6)]  # 4 encoders and 2 LLMs
+    options = sample_options(config, shares[("llama2", "scotus")])
+    assert (options.part, options.parts, options.max_chars) == (4, 6, 32680)
+    demo = validate_config(load_yaml(repo / "config" / "demo.yaml"))
+    demo_runs = grammar_runs(demo)
+    first = demo_runs[0]
+    assert document_share(demo_runs, demo, first.model, first.dataset) == (0, 1)
+    assert isinstance(plan.model_runs(config), list)
 
 
 # -- the stage, on a run written to disk, with Harper -----------------------------------------
@@ -369,7 +408,7 @@ def test_grammar_runs_follow_the_config(repo):
     assert {r.dataset for r in runs} == {"ecthr_a", "scotus", "eurlex", "ledgar"}
     assert len(runs) == 24  # (4 encoders + 2 LLMs) x 4 legal datasets
     assert checker_settings(paper) == ("harper", {"dialect": "american"})
-    assert sample_options(paper) == SampleOptions(2800, 2800, 0.25, 2, 20000, 42)
+    assert sample_options(paper) == SampleOptions(2800, 2800, 0.25, 2, 32680, 42)
     demo = validate_config(load_yaml(repo / "config" / "demo.yaml"))
     assert {(r.model, r.dataset) for r in grammar_runs(demo)} == {
         (r.model, r.dataset) for r in plan.model_runs(demo)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from pathlib import Path
@@ -20,6 +21,7 @@ from hinter.models.prompts import (
     excluded_documents,
     load_prompt_spec,
     resolve_examples,
+    text_digest,
     truncate_words,
 )
 
@@ -29,19 +31,47 @@ LABELS = PROMPTS_DIR.parent / "labels"
 FILLER = "The parties agreed to the terms set out below and signed them on the same day."
 
 
+# IMDB's examples are named by the digest of the real reviews' texts (tests/unit/
+# test_imdb_fewshot.py finds them in real data); here synthetic stand-ins that open as 001
+# Table 8 shows, at rows of their own, replace the digests.
+IMDB_STANDINS = {
+    5: "In 1970, after a five-year absence, Kurosawa",
+    2: "Don't waste your time on this film",
+    7: "I know technically this isn't the greatest TV show ever",
+}
+BODY = " ".join(f"word{k}" for k in range(200))
+
+
+@functools.cache
+def _spec(dataset: str):
+    """The dataset's prompt spec; IMDB's digests replaced by those of the stand-ins."""
+    spec = load_prompt_spec(dataset)
+    if dataset != "imdb":
+        return spec
+    examples = tuple(
+        dataclasses.replace(e, sha256=text_digest(f"{start} {BODY}"))
+        for e, start in zip(spec.examples, IMDB_STANDINS.values(), strict=True)
+    )
+    return dataclasses.replace(spec, examples=examples)
+
+
 @functools.cache
 def _paper_train(dataset: str) -> pa.Table:
-    """A train split holding, at the paper's indices, documents that start as 001 Table 8 shows
-    and carry its answers (longer than the shown 150 words); filler elsewhere."""
-    spec = load_prompt_spec(dataset)
+    """A train split holding, at the paper's indices (IMDB: at rows of its own), documents that
+    start as 001 Table 8 shows and carry its answers (longer than the shown 150 words); filler
+    elsewhere."""
+    spec = _spec(dataset)
     names = display_names(dataset, LABELS)
-    n = max(e.index for e in spec.examples) + 1
+    rows = list(IMDB_STANDINS) if dataset == "imdb" else [e.index for e in spec.examples]
+    starts = (
+        list(IMDB_STANDINS.values()) if dataset == "imdb" else [e.starts for e in spec.examples]
+    )
+    n = max(rows) + 1
     texts = [f"{FILLER} ({i})" for i in range(n)]
     labels: list[list[int]] = [[0] for _ in range(n)]
-    for example in spec.examples:
-        body = " ".join(f"word{k}" for k in range(200))
-        texts[example.index] = f"{example.starts} {body}"
-        labels[example.index] = sorted(names.index(a) for a in example.answer)
+    for row, start, example in zip(rows, starts, spec.examples, strict=True):
+        texts[row] = f"{start} {BODY}"
+        labels[row] = sorted(names.index(a) for a in example.answer)
     return pa.table(
         {"doc_id": [f"train-{i:06d}" for i in range(n)], "text": texts, "labels": labels},
         schema=tables.DOCUMENTS,
@@ -57,10 +87,14 @@ def test_default_prompt_text_is_pinned(dataset):
     """Golden files (tests/unit/golden/prompts): the paper's prompt with every placeholder
     filled, the label list included, three examples from the paper's train indices.
     HINTER_UPDATE_GOLDEN=1 rewrites them (review the diff)."""
-    spec = load_prompt_spec(dataset)
+    spec = _spec(dataset)
     names = display_names(dataset, LABELS)
     examples = resolve_examples(spec, _paper_train(dataset), from_hub=True)
-    assert [e.index for e in examples] == [e.index for e in spec.examples]
+    if dataset == "imdb":
+        assert [e.index for e in examples] == list(IMDB_STANDINS)
+        assert all(e.by_content for e in examples)
+    else:
+        assert [e.index for e in examples] == [e.index for e in spec.examples]
     assert check_paper_examples(spec, examples, names) == []
     prompt = build_prompt(spec, "default", names, examples)
     text = _render(prompt.messages("THE DOCUMENT UNDER TEST."))
@@ -78,7 +112,7 @@ def test_default_prompt_text_is_pinned(dataset):
 
 @pytest.mark.parametrize("dataset", DATASETS)
 def test_every_template_fills_every_placeholder(dataset):
-    spec = load_prompt_spec(dataset)
+    spec = _spec(dataset)
     names = display_names(dataset, LABELS)
     examples = resolve_examples(spec, _paper_train(dataset), from_hub=True)
     assert {"default", "alt1", "alt2"} <= set(spec.templates)
@@ -113,12 +147,14 @@ def test_demo_rule_first_distinct_label_sets():
         schema=tables.DOCUMENTS,
     )
     spec = load_prompt_spec("imdb")
-    examples = resolve_examples(spec, train)  # the paper's indices do not exist here
+    examples = resolve_examples(spec, train)  # the paper's reviews are not here
     # label sets {1} and {0} first, completed by the next document: positive, negative, positive
     assert [e.index for e in examples] == [0, 2, 1]
     assert excluded_documents(examples) == ["train-000000", "train-000002", "train-000001"]
-    with pytest.raises(DataError, match="beyond the 6 rows"):
+    with pytest.raises(DataError, match=r"4120_9\.txt .* not in the imdb train split"):
         resolve_examples(spec, train, from_hub=True)
+    with pytest.raises(DataError, match="beyond the 6 rows"):
+        resolve_examples(load_prompt_spec("ledgar"), train, from_hub=True)
     with pytest.raises(DataError, match="3 few-shot examples are needed"):
         resolve_examples(spec, train.slice(0, 2))
 
@@ -136,6 +172,40 @@ def test_paper_example_mismatch_is_reported():
     ]
 
 
+def test_imdb_examples_are_found_by_content_in_any_order():
+    """Rows move (another split order), the examples follow their texts; one text changed by a
+    character is missing, which stops a hub run (one line naming the review) and sends the demo
+    to its own rule."""
+    spec = _spec("imdb")
+    train = _paper_train("imdb")
+    order = list(range(train.num_rows))[::-1]
+    moved = train.take(order)
+    examples = resolve_examples(spec, moved, from_hub=True)
+    assert [e.doc_id for e in examples] == ["train-000005", "train-000002", "train-000007"]
+    names = display_names("imdb", LABELS)
+    assert check_paper_examples(spec, examples, names) == []
+    texts = train.column("text").to_pylist()
+    texts[2] = texts[2].replace("film", "film ")
+    changed = train.set_column(1, "text", pa.array(texts))
+    with pytest.raises(
+        DataError, match=r"example aclImdb/train/neg/4771_2\.txt \(sha256 [0-9a-f]{16}…\) is not in"
+    ) as info:
+        resolve_examples(spec, changed, from_hub=True)
+    assert "\n" not in str(info.value)
+    fallback = resolve_examples(spec, changed)
+    assert not any(e.by_content for e in fallback)
+    # a label that is not the paper's answer is reported
+    labels = train.column("labels").to_pylist()
+    labels[5] = [0]
+    relabelled = train.set_column(
+        2, "labels", pa.array(labels, tables.DOCUMENTS.field("labels").type)
+    )
+    problems = check_paper_examples(spec, resolve_examples(spec, relabelled, True), names)
+    assert len(problems) == 1
+    assert problems[0].startswith("aclImdb/train/pos/4120_9.txt (sha256 ")
+    assert problems[0].endswith("has labels ['Negative'], the paper ['Positive']")
+
+
 def test_truncate_words_keeps_spacing():
     text = "One  two\nthree four five"
     assert truncate_words(text, 3) == "One  two\nthree …"
@@ -150,6 +220,7 @@ def _write(tmp_path: Path, body: str) -> Path:
 
 
 EXAMPLES = "examples: [{index: 1}, {index: 2}, {index: 3}]\n"
+DIGEST = "0" * 64
 
 
 @pytest.mark.parametrize(
@@ -163,6 +234,12 @@ EXAMPLES = "examples: [{index: 1}, {index: 2}, {index: 3}]\n"
         ("examples: [{index: 1}]\ntemplates: {default: {system: s, question: q}}", "3 examples"),
         (EXAMPLES + "templates: {default: {system: '', question: q}}", "non-empty string"),
         (EXAMPLES + "templatez: {}", "unknown key 'templatez'"),
+        (
+            f"examples: [{{index: 1}}, {{index: 2}}, {{sha256: '{DIGEST}'}}]\n",
+            "every example by 'index' or every one by 'sha256'",
+        ),
+        ("examples: [{index: 1, sha256: x}, {index: 2}, {index: 3}]\n", "either 'index'"),
+        ("examples: [{sha256: ABC}, {index: 2}, {index: 3}]\n", "64 lowercase hex digits"),
     ],
 )
 def test_bad_prompt_files_are_one_line_errors(tmp_path, body, message):

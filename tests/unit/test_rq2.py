@@ -135,3 +135,16 @@ def test_fig8a_has_a_panel_per_kind_with_labelled_bars(files, tmp_path):
     assert len(axes[0].patches) == 6  # 3 outcomes x (original, valid mutant)
     legend = [t.get_text() for t in fig.legends[0].get_texts()]
     assert legend == ["Original", "Valid mutant"]
+
+
+def test_the_caption_counts_distinct_texts(files):
+    """F13: the same seeded sample drawn for several models: the caption says how many of the
+    scored texts are distinct."""
+    frame = scores.read_scores(files)
+    doubled = pd.concat([frame, frame[frame["model"] == "llama"].assign(model="gpt")])
+    md = rq2.build_tables(doubled, BOOT)["grammar_scores"].markdown
+    drawn, distinct = len(doubled), len(frame.drop_duplicates(["dataset", "kind", "text_id"]))
+    assert distinct < drawn
+    text = " ".join(md.split())
+    assert f"This sample: {drawn:,} scored texts, {distinct:,} distinct" in text
+    assert f"Checker: {', '.join(sorted(set(frame['checker'])))}; score levels differ" in text

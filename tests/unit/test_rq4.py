@@ -229,3 +229,26 @@ def test_files_are_the_registered_ones_and_byte_identical(run, tmp_path):
     }
     for a, b in zip(sorted(figures), sorted(again), strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_paper_scope_pools_only_the_papers_models(run):
+    """F12: the paper's Fig. 9 counts cover Llama 2, GPT-3.5 and Legal-BERT; "Paper scope"
+    pools the scope's models this run tested (here: gpt alone), "Total" every model."""
+    files = run.outcome_files
+    models = list(dict.fromkeys(f.model for f in files))
+    datasets = list(dict.fromkeys(f.dataset for f in files))
+    doc_counts, _ = rq4.collect(files)
+    table = rq4.counterparts(doc_counts, models, datasets, STATS, scope=("gpt", "llama2")).data
+    key = ["population", "condition"]
+    scope = table[table["model"] == rq4.PAPER_SCOPE].set_index(key)
+    gpt = table[(table["model"] == "gpt") & (table["dataset"] == "All")].set_index(key)
+    total = table[table["model"] == "Total"].set_index(key)
+    assert set(table.loc[table["model"] == rq4.PAPER_SCOPE, "dataset"]) == {"All"}
+    columns = ["bias_inducing", "with_counterpart", "without_counterpart", "share_pct"]
+    pd.testing.assert_frame_equal(scope[columns], gpt[columns])
+    assert (scope["bias_inducing"] < total["bias_inducing"]).all()
+    assert list(table["model"].drop_duplicates())[-2:] == ["Total", rq4.PAPER_SCOPE]
+    # the default scope names the paper's models; a run without them has no such row
+    assert rq4.paper.RQ4["scope_models"] == ("llama2", "gpt35", "legal-bert")
+    plain = rq4.counterparts(doc_counts, models, datasets, STATS).data
+    assert rq4.PAPER_SCOPE not in set(plain["model"])

@@ -59,18 +59,23 @@ def tables() -> dict[str, pd.DataFrame]:
 
 def grammar_scores() -> pd.DataFrame:
     rows = [
-        ("original", "d1", None, 100, 20),  # originals: 100 * (1 - 30 / 200) = 85
-        ("original", "d2", None, 100, 10),
-        ("mutant", "d1", True, 50, 5),  # valid mutants: 100 * (1 - 5 / 100) = 95
-        ("mutant", "d2", True, 50, 0),
-        ("mutant", "d2", False, 50, 50),  # discarded: not in either group
+        ("original", "d1", "d1", 2, None, 100, 20),  # originals: 100 * (1 - 30 / 200) = 85
+        ("original", "d2", "d2", 2, None, 100, 10),
+        ("original", "d2", "d2", 1, None, 100, 100),  # an atomic sample's original: not RQ2's
+        ("mutant", "m1", "d1", 2, True, 50, 5),  # valid mutants: 100 * (1 - 5 / 100) = 95
+        ("mutant", "m2", "d2", 2, True, 50, 0),
+        ("mutant", "m3", "d2", 2, False, 50, 50),  # discarded: not in either group
+        ("mutant", "m4", "d2", 1, True, 50, 50),  # atomic: not the paper's pair
     ]
-    frame = pd.DataFrame(rows, columns=["kind", "doc_id", "valid", "words", "issues"])
+    columns = ["kind", "text_id", "doc_id", "order", "valid", "words", "issues"]
+    frame = pd.DataFrame(rows, columns=columns)
     frame["valid"] = frame["valid"].astype("boolean")
-    return frame.assign(
+    frame = frame.assign(
         score=100 * (1 - frame["issues"] / frame["words"]), checker="harper", model="m",
         dataset="imdb",
     )  # fmt: skip
+    # the same sample drawn for a second model: each text counts once
+    return pd.concat([frame, frame.assign(model="m2")], ignore_index=True)
 
 
 def by_quantity(frame: pd.DataFrame) -> pd.DataFrame:
@@ -100,10 +105,19 @@ def test_every_number_is_beside_the_papers_with_its_interval_verdict():
         "intersectional_error_rate_by_model"]["roberta"]  # fmt: skip
     assert pd.isna(rows.loc["H, ecthr_a × gpt35", "run"])
 
-    # RQ2: pooled scores of originals and valid mutants, with intervals over documents
-    orig = rows.loc["Grammar score of originals"]
+    # RQ2: pooled scores of the intersectional sample's originals and valid mutants, each text
+    # once, with intervals over documents; levels of another checker are not comparable, their
+    # difference is (paper: 79.50 - 78.73 = 0.77 points)
+    orig = rows.loc["Grammar score of originals, intersectional sample"]
     assert orig["run"] == pytest.approx(85.0) and orig["run_lo"] <= 85.0 <= orig["run_hi"]
-    assert rows.loc["Grammar score of valid mutants", "run"] == pytest.approx(95.0)
+    assert orig["within"] == "not comparable"
+    assert orig["note"] == "2 distinct texts; checker harper, the paper's Grammarly"
+    valid = rows.loc["Grammar score of valid 2-intersectional mutants"]
+    assert valid["run"] == pytest.approx(95.0) and valid["within"] == "not comparable"
+    diff = rows.loc["Grammar score difference, valid 2-intersectional mutants − originals"]
+    assert diff["paper"] == pytest.approx(79.50 - 78.73)
+    assert diff["run"] == pytest.approx(10.0) and diff["unit"] == "pp"
+    assert diff["within"] in {"yes", "no"}
     # RQ3: pooled over every row
     assert rows.loc["Mutants discarded by the invariant", "run"] == pytest.approx(
         100 * (2000 - 100) / 2000
@@ -129,7 +143,11 @@ def test_the_document_names_the_run_and_says_what_is_not_run():
         in md
     )
     assert "| RQ3 | False positives (bias-inducing discarded mutants) | 7,604,247 | 100 |" in md
-    assert "| RQ2 | Grammar score of originals | 78.73 | not run |  | no grammar sample |" in md
+    assert (
+        "| RQ2 | Grammar score of originals, intersectional sample | 78.73 | not run |  "
+        "| no grammar sample |" in md
+    )
+    assert "0 not comparable" in md
     n = len(table.data)
     assert f"{n} numbers compared" in md
 
@@ -151,3 +169,22 @@ def test_written_from_real_rq1_tables_and_rerun_identically(tmp_path):
     assert row["run"] == pytest.approx(total["error_rate_pct"], abs=1e-4)
     assert row["run_lo"] == pytest.approx(total["error_rate_lo_pct"], abs=1e-4)
     assert "<table>" in (out / "paper_vs_run.html").read_text()
+
+
+def test_an_undefined_rate_is_not_counted_as_not_run():
+    """F16: the run tested LEDGAR with gpt35 and found no errors: H is undefined there ("– (0
+    errors)"), not "not run", and the summary counts it apart."""
+    t = tables()
+    t["table3"] = pd.concat(
+        [t["table3"], rate_rows([("ledgar", "gpt35", 0.0, 0.0, 0.5, None, None, None)])],
+        ignore_index=True,
+    )
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    h = rows.loc["H, ledgar × gpt35"]
+    assert pd.isna(h["run"]) and h["within"] == "undefined" and h["note"].startswith("0 errors")
+    assert rows.loc["I, ledgar × gpt35", "within"] == "no"  # 7.04 is outside [0, 0.5]
+    table = comparison.build(t, grammar_scores(), BOOT, SETTINGS)
+    assert "– (0 errors)" in table.markdown
+    assert "1 undefined in this run" in table.markdown
+    not_run = int(rows["run"].isna().sum()) - 1
+    assert f"{not_run} not run." in table.markdown

@@ -214,3 +214,15 @@ def test_bad_parameters_and_missing_columns():
         statistics.bootstrap_rates(docs, confidence=1.5)
     with pytest.raises(KeyError, match="hidden"):
         statistics.bootstrap_rates(docs.drop(columns=["hidden"]))
+
+
+def test_group_seeds_do_not_depend_on_how_numpy_prints_its_scalars():
+    """F21: a key of numpy scalars seeds the same draws as the same key of plain values (numpy 2
+    prints np.int64(3) where numpy 1 printed 3)."""
+    import numpy as np
+
+    from hinter import statistics as st
+
+    plain = st.group_rng(7, ("llama2", "imdb", 3)).integers(0, 1 << 30, 5)
+    numpy_key = st.group_rng(7, (np.str_("llama2"), "imdb", np.int64(3))).integers(0, 1 << 30, 5)
+    assert plain.tolist() == numpy_key.tolist()

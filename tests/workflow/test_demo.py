@@ -387,7 +387,9 @@ def test_the_paper_comparison_sets_the_papers_numbers_beside_the_demos(demo_run)
     assert i_all["within"] == ("yes" if lo <= 14.61 <= hi else "no")
     # every section the demo covers has its number: grammar sample, invariant, the N=3 suite
     for quantity in (
-        "Grammar score of originals", "Grammar score of valid mutants",
+        "Grammar score of originals, intersectional sample",
+        "Grammar score of valid 2-intersectional mutants",
+        "Grammar score difference, valid 2-intersectional mutants − originals",
         "Mutants discarded by the invariant", "3-intersectional error rate",
         "I, imdb × Total",
     ):  # fmt: skip

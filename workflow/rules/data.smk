@@ -24,7 +24,7 @@ if not DEMO:
 
 
 rule shard_documents:
-    """The tested documents of one shard (splits in config order; first N when capped)."""
+    """The tested documents of one shard (in `data.order`; first N of that order when capped)."""
     input:
         splits=lambda wc: [L.documents(wc.dataset, s) for s in config["data"]["test_splits"]],
         meta=L.meta("{dataset}"),
@@ -39,5 +39,7 @@ rule shard_documents:
         splits=config["data"]["test_splits"],
         n_shards=lambda wc: len(shards(wc.dataset)),
         max_documents=config["data"]["max_documents"],
+        order=lambda wc: config["data"]["order"].get(wc.dataset, "split"),
+        seed=config["seed"],
     script:
         "../scripts/shard_documents.py"

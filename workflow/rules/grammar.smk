@@ -1,6 +1,9 @@
 # Grammatical validity (RQ2, RQ3.3): a balanced sample of originals, valid and discarded
 # mutants per (model, dataset), labelled by the model's outcomes and scored by a grammar
-# checker (hinter.grammaticality).
+# checker (hinter.grammaticality). With grammar.sample.disjoint, each model of a dataset draws
+# from its own seeded share of the documents (document_share).
+
+from hinter.grammaticality.runs import document_share
 
 
 rule grammar_scores:
@@ -19,6 +22,7 @@ rule grammar_scores:
         suites=lambda wc: suite_names(wc.dataset, model_track(wc.model), wc.model),
         grammar=config["grammar"],
         cache_dir=config["cache_dir"],
+        share=lambda wc: document_share(GRAMMAR_RUNS, config, wc.model, wc.dataset),
     script:
         "../scripts/grammar_scores.py"
 

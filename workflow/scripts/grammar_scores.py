@@ -9,7 +9,7 @@ from hinter.workflow import run
 
 def main() -> None:
     config = {"grammar": snakemake.params.grammar}
-    options = sample_options(config)
+    options = sample_options(config, share=snakemake.params.share)
     checker = make_checker(*checker_settings(config))  # fails fast on an unusable checker
     suites = list(snakemake.params.suites)
     mutants = list(snakemake.input.mutants)

@@ -42,9 +42,22 @@ def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
     return runs
 
 
-def sample_options(config: dict[str, Any]) -> SampleOptions:
+def sample_options(config: dict[str, Any], share: tuple[int, int] = (0, 1)) -> SampleOptions:
+    """The draw's options; ``share`` = (part, parts): the model's share of the documents."""
     grammar = config["grammar"]
-    return SampleOptions(**grammar["sample"], max_chars=grammar["max_chars"])
+    sample = {k: v for k, v in grammar["sample"].items() if k != "disjoint"}
+    return SampleOptions(
+        **sample, max_chars=grammar["max_chars"], part=int(share[0]), parts=int(share[1])
+    )
+
+
+def document_share(runs: list[plan.ModelRun], config: dict[str, Any], model: str, dataset: str):
+    """(part, parts) of a grammar run: its index among the dataset's grammar runs when
+    ``grammar.sample.disjoint``, else (0, 1) (every document)."""
+    if not config["grammar"]["sample"].get("disjoint"):
+        return (0, 1)
+    models = [r.model for r in runs if r.dataset == dataset]
+    return (models.index(model), len(models))
 
 
 def checker_settings(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:

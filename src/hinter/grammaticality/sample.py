@@ -17,7 +17,11 @@ dataset):
   originals is drawn with some of their mutants, and the originals of different cells
   overlap (fewer originals to score);
 - documents whose original is longer than ``max_chars`` are skipped with all their mutants,
-  and counted.
+  and counted;
+- with ``parts`` > 1 (``grammar.sample.disjoint``), the model draws only from its seeded share
+  of the documents, so the samples of a dataset's models hold distinct texts and, pooled, form
+  one sample of the dataset per suite (the paper drew per dataset and mutation type). Without
+  it, every model draws the same seeded documents and mutants.
 
 Every original of a sampled mutant of order k is scored too, as the reference of order k: it
 is *bias-inducing* for order k when at least one of its valid mutants of that order is
@@ -62,6 +66,10 @@ class SampleOptions:
     per_document: int = 2
     max_chars: int | None = 20000
     seed: int = 42
+    # this model's share of the documents: those whose seeded key is ``part`` modulo ``parts``
+    # (``grammar.sample.disjoint``: the models of a dataset draw from disjoint documents)
+    part: int = 0
+    parts: int = 1
 
     def __post_init__(self) -> None:
         if self.valid < 0 or self.discarded < 0:
@@ -70,6 +78,8 @@ class SampleOptions:
             raise ValueError(f"bias_share {self.bias_share} outside [0, 1]")
         if self.per_document < 1:
             raise ValueError("per_document must be >= 1")
+        if not 0 <= self.part < self.parts:
+            raise ValueError(f"document share {self.part} outside 0..{self.parts - 1}")
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -92,6 +102,12 @@ def seeded_keys(ids: pd.Series, seed: int, salt: str) -> np.ndarray:
         digest = hashlib.blake2b(prefix + value.encode("utf-8"), digest_size=8).digest()
         out[i] = int.from_bytes(digest, "big")
     return out
+
+
+def in_share(doc_ids: pd.Series, options: SampleOptions) -> np.ndarray:
+    """Whether each document is in the model's share (seeded, the same for every suite)."""
+    keys = seeded_keys(doc_ids, options.seed, "share")
+    return (keys % np.uint64(options.parts)) == np.uint64(options.part)
 
 
 def _quotas(total: int, suites: list[str]) -> dict[str, int]:
@@ -142,6 +158,10 @@ def _draw_suite(
     stats["skipped_long"]["mutants"] += int(too_long.sum())
     stats["_long_docs"].update(frame.loc[too_long, "doc_id"])
     frame = frame[~too_long].reset_index(drop=True)
+    if options.parts > 1:  # only this model's share of the documents
+        share = in_share(frame["doc_id"], options)
+        stats["other_shares"] = stats.get("other_shares", 0) + int((~share).sum())
+        frame = frame[share].reset_index(drop=True)
 
     v = rates.verdicts(frame)
     known = v["known"].to_numpy()

@@ -7,8 +7,10 @@ The document gets what is left of the context after the prefix, the suffix and t
 
 - A model run through ``transformers`` is counted exactly: its chat template renders the
   conversation with a sentinel where the document goes, prefix and suffix are tokenised on
-  their own, and the model reads ``prefix ids + document ids + suffix ids`` — the same prefix
-  ids for every document, which is what lets the backend compute their KV cache once.
+  their own (the suffix as it follows text, so a SentencePiece tokenizer adds no start marker),
+  and the model reads ``prefix ids + document ids + suffix ids`` — the same ids as the whole
+  chat tokenised at once, and the same prefix ids for every document, which is what lets the
+  backend compute their KV cache once.
 - An API model is counted with the tokenizer its config declares (``tiktoken:<encoding>`` for
   OpenAI models, or a HuggingFace tokenizer), plus the chat format's per-message overhead and a
   safety margin, since the server renders the chat itself.
@@ -38,6 +40,7 @@ MIN_DOCUMENT_TOKENS = 16
 API_TOKENS_PER_MESSAGE = 3
 API_REPLY_TOKENS = 3
 API_MARGIN = 16
+_ANCHOR = "x"  # a word a suffix is encoded after (HFDocTokenizer.following_ids)
 
 
 class HFDocTokenizer:
@@ -58,6 +61,19 @@ class HFDocTokenizer:
 
     def ids(self, text: str) -> list[int]:
         return list(self.tokenizer(text, add_special_tokens=False).input_ids)
+
+    def following_ids(self, text: str) -> list[int]:
+        """The ids of ``text`` where it follows other text (the prompt's suffix after the
+        document). A SentencePiece-style tokenizer marks the start of whatever it encodes
+        ("▁"), so " [/INST]" alone would gain a token; it is encoded after an anchor word, whose
+        ids are dropped, as the whole chat would encode it."""
+        if self.lead:  # byte-level: the start of a text gets nothing added
+            return self.ids(text)
+        anchor = self.ids(_ANCHOR)
+        both = self.ids(_ANCHOR + text)
+        if both[: len(anchor)] != anchor:  # the anchor merged into the text: no clean cut
+            return self.ids(text)
+        return both[len(anchor) :]
 
     def _encode(self, texts: Sequence[str], budget: int) -> list[tuple[list[int], list[int]]]:
         lead = self.lead
@@ -197,6 +213,19 @@ def split_rendered(rendered: str) -> tuple[str, str]:
     return prefix, suffix
 
 
+def render_chat(tokenizer: Any, prompt: Prompt, document: str, tokenize: bool = False):
+    """The chat of one document under the tokenizer's template, ending where the model's reply
+    starts: the generation prompt, or the reply's ``answer_prefix`` when the prompt primes it
+    (rendered as the start of an assistant turn, as the few-shot answers are)."""
+    messages = prompt.messages(document)
+    if not prompt.answer_prefix:
+        return tokenizer.apply_chat_template(
+            messages, tokenize=tokenize, add_generation_prompt=True
+        )
+    messages.append({"role": "assistant", "content": prompt.answer_prefix})
+    return tokenizer.apply_chat_template(messages, tokenize=tokenize, continue_final_message=True)
+
+
 def chat_frame(
     tokenizer: HFDocTokenizer,
     prompt: Prompt,
@@ -209,13 +238,11 @@ def chat_frame(
     if not getattr(tok, "chat_template", None):
         raise ConfigError(f"{where}: the tokenizer has no chat template (an instruct model?)")
     try:
-        rendered = tok.apply_chat_template(
-            prompt.messages(SENTINEL), tokenize=False, add_generation_prompt=True
-        )
+        rendered = render_chat(tok, prompt, SENTINEL)
     except Exception as exc:  # a template may reject a system turn (then the model cannot run)
         raise ConfigError(f"{where}: the chat template fails ({first_line(exc)})") from None
     prefix, suffix = split_rendered(rendered)
-    prefix_ids, suffix_ids = tokenizer.ids(prefix), tokenizer.ids(suffix)
+    prefix_ids, suffix_ids = tokenizer.ids(prefix), tokenizer.following_ids(suffix)
     budget = context_tokens - max_new_tokens - len(prefix_ids) - len(suffix_ids)
     return _checked(ChatFrame(tuple(prefix_ids), tuple(suffix_ids), budget, context_tokens,
                               max_new_tokens), where)  # fmt: skip
@@ -229,6 +256,11 @@ def api_frame(
     where: str,
 ) -> ChatFrame:
     """The frame of a prompt sent to a chat API: counted, not rendered (no ids to reuse)."""
+    if prompt.answer_prefix:
+        raise ConfigError(
+            f"{where}: answer_prefix primes a transformers model's reply; a chat API's reply "
+            "cannot be primed (set answer_prefix: null)"
+        )
     used = API_REPLY_TOKENS + API_MARGIN
     for message in prompt.messages(""):
         used += API_TOKENS_PER_MESSAGE + tokenizer.count(message["role"])

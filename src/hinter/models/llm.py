@@ -31,7 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from hinter import io, tables
-from hinter.errors import ConfigError
+from hinter.errors import ConfigError, DataError
 from hinter.layout import Variant
 from hinter.models.answers import AnswerParser, answer_confidence
 from hinter.models.cache import JsonCodec, MemoryCache, PredictionCache
@@ -75,16 +75,21 @@ def load_prompt(
     *,
     from_hub: bool,
     prompts_dir: str | Path | None = None,
+    answer_prefix: str | None = None,
 ) -> Prompt:
-    """The filled prompt of (dataset, template), its examples resolved against the train split."""
+    """The filled prompt of (dataset, template), its examples resolved against the train split;
+    ``answer_prefix`` primes the model's reply (``models.llms.<name>.answer_prefix``)."""
     spec = load_prompt_spec(dataset, prompts_dir)
     train = io.read_parquet(train_path, tables.DOCUMENTS)
     examples = resolve_examples(spec, train, from_hub=from_hub)
     names = label_names_of(meta)
     if from_hub:
-        for problem in check_paper_examples(spec, examples, names):
+        problems = check_paper_examples(spec, examples, names)
+        if problems and any(e.by_content for e in examples):  # the paper's own text: a fault
+            raise DataError(f"{dataset} few-shot example: {problems[0]} (001 Table 8)")
+        for problem in problems:
             log.warning("%s few-shot example: %s (001 Table 8)", dataset, problem)
-    return build_prompt(spec, template, names, examples)
+    return build_prompt(spec, template, names, examples, answer_prefix=answer_prefix or "")
 
 
 class LLMEngine(BaseEngine):
@@ -175,7 +180,7 @@ class LLMPredictor:
         )
         self.prompt = load_prompt(
             dataset, self.variant.prompt, meta, train_path, from_hub=from_hub,
-            prompts_dir=prompts_dir,
+            prompts_dir=prompts_dir, answer_prefix=spec.get("answer_prefix"),
         )  # fmt: skip
         context = int(spec.get("context_tokens", 4096))
         budget = max_new_tokens(spec, dataset, key)
@@ -328,7 +333,7 @@ def track_setup(
             for template in templates:
                 prompt = load_prompt(
                     dataset, template, meta, train_path, from_hub=from_hub,
-                    prompts_dir=prompts_dir,
+                    prompts_dir=prompts_dir, answer_prefix=spec.get("answer_prefix"),
                 )  # fmt: skip
                 frame = backend.frame(
                     prompt,

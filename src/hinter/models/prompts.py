@@ -1,7 +1,8 @@
 """Prompts as data (``resources/prompts/``): templates, few-shot examples, rendered chats.
 
-Per dataset, ``<dataset>.yaml`` holds the few-shot examples (train-split indices, 001 Table 8),
-how many words of each example text the prompt shows, and named templates (a system
+Per dataset, ``<dataset>.yaml`` holds the few-shot examples (001 Table 8: train-split indices, or
+for IMDB the sha256 of each review's exact text), how many words of each example text the prompt
+shows, and named templates (a system
 instruction and a question; ``default`` is the paper's, 001 Table 7, the others are RQ6.2's
 alternatives). ``format.yaml`` holds the chat format shared by every dataset: the user turn
 ("Question: … Text: …") and the answer ("Answer: <labels>." or "None.").
@@ -12,8 +13,11 @@ dataset's label names) and a template that leaves one unfilled is refused, so no
 carries a literal ``[LABELS]`` as the original artifact's ECtHR prompt did.
 
 The examples are the train documents at the paper's indices when the split has them (the real
-datasets); otherwise (the demo's small splits) the first documents with distinct label sets, in
-split order, completed by the next ones. They are shown to the model, so they are excluded from
+LexGLUE datasets). IMDB's are found by content: the artifact's indices are rows of a Kaggle CSV
+that mixes aclImdb's train and test, so no hub index can name them; the sha256 of each review's
+text finds it in whatever order the source has, and a missing one stops the run. Otherwise (the
+demo's small splits) the examples are the first documents with distinct label sets, in split
+order, completed by the next ones. They are shown to the model, so they are excluded from
 testing it (:func:`excluded_documents`).
 """
 
@@ -45,11 +49,20 @@ _WORD = re.compile(r"\S+")
 
 @dataclass(frozen=True)
 class ExampleSpec:
-    """A few-shot example as the paper names it: a train index, and what the paper shows."""
+    """A few-shot example as the paper names it: a train index, or the sha256 of its exact text
+    (``source`` names the original file, for messages); and what the paper shows."""
 
-    index: int
+    index: int | None
     starts: str | None = None
     answer: tuple[str, ...] | None = None
+    sha256: str | None = None
+    source: str | None = None
+
+    @property
+    def name(self) -> str:
+        if self.sha256 is not None:
+            return f"{self.source or 'review'} (sha256 {self.sha256[:16]}…)"
+        return f"train row {self.index}"
 
 
 @dataclass(frozen=True)
@@ -144,22 +157,12 @@ def load_prompt_spec(dataset: str, prompts_dir: str | Path | None = None) -> Pro
     raw_examples = data.get("examples")
     if not isinstance(raw_examples, list) or len(raw_examples) != N_EXAMPLES:
         raise ConfigError(f"{where}.examples: a list of {N_EXAMPLES} examples is required")
-    examples = []
-    for i, item in enumerate(raw_examples):
-        key = f"{where}.examples[{i}]"
-        if not isinstance(item, dict) or not isinstance(item.get("index"), int):
-            raise ConfigError(f"{key}: an integer 'index' (train-split row) is required")
-        if item["index"] < 0:
-            raise ConfigError(f"{key}.index: must be >= 0")
-        answer = item.get("answer")
-        if answer is not None and not (
-            isinstance(answer, list) and all(isinstance(a, str) for a in answer)
-        ):
-            raise ConfigError(f"{key}.answer: a list of label names is required")
-        examples.append(
-            ExampleSpec(
-                item["index"], item.get("starts"), tuple(answer) if answer is not None else None
-            )
+    examples = [
+        _example_spec(item, f"{where}.examples[{i}]") for i, item in enumerate(raw_examples)
+    ]
+    if len({e.sha256 is None for e in examples}) > 1:
+        raise ConfigError(
+            f"{where}.examples: name every example by 'index' or every one by 'sha256'"
         )
     words = data.get("example_words", 150)
     if not isinstance(words, int) or words < 1:
@@ -182,6 +185,33 @@ def load_prompt_spec(dataset: str, prompts_dir: str | Path | None = None) -> Pro
     return PromptSpec(dataset, tuple(examples), words, templates, load_format(folder), source=where)
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _example_spec(item: Any, key: str) -> ExampleSpec:
+    if not isinstance(item, dict) or set(item) - {"index", "sha256", "source", "starts", "answer"}:
+        raise ConfigError(f"{key}: a mapping with 'index' or 'sha256' (and 'answer') is required")
+    index, digest = item.get("index"), item.get("sha256")
+    if (index is None) == (digest is None):
+        raise ConfigError(f"{key}: give either 'index' (train-split row) or 'sha256' (of the text)")
+    if index is not None and (not isinstance(index, int) or index < 0):
+        raise ConfigError(f"{key}.index: an integer >= 0 (train-split row) is required")
+    if digest is not None and not (isinstance(digest, str) and _SHA256.fullmatch(digest)):
+        raise ConfigError(f"{key}.sha256: 64 lowercase hex digits are required")
+    answer = item.get("answer")
+    if answer is not None and not (
+        isinstance(answer, list) and all(isinstance(a, str) for a in answer)
+    ):
+        raise ConfigError(f"{key}.answer: a list of label names is required")
+    return ExampleSpec(
+        index,
+        item.get("starts"),
+        tuple(answer) if answer is not None else None,
+        digest,
+        item.get("source"),
+    )
+
+
 def template_names(dataset: str, prompts_dir: str | Path | None = None) -> list[str]:
     return list(load_prompt_spec(dataset, prompts_dir).templates)
 
@@ -197,6 +227,7 @@ class Example:
     index: int  # row of the train split
     text: str  # as shown in the prompt
     labels: tuple[int, ...]
+    by_content: bool = False  # found by its text's digest
 
 
 def truncate_words(text: str, n_words: int) -> str:
@@ -209,26 +240,37 @@ def truncate_words(text: str, n_words: int) -> str:
     return text.strip()
 
 
+def text_digest(text: str) -> str:
+    """sha256 of a text's UTF-8 bytes: how a few-shot example is named by content."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def resolve_examples(spec: PromptSpec, train: pa.Table, from_hub: bool = False) -> list[Example]:
     """The few-shot examples of a dataset from its loaded train split (see module docstring).
 
-    ``from_hub``: the data are the real dataset, so the paper's indices must exist and what the
-    paper shows of each example is compared with the row (a mismatch is logged as a warning:
-    the hub copy's order may differ from the one the paper used).
+    ``from_hub``: the data are the real dataset, so the paper's examples must be there: an index
+    beyond the split, or a text digest found in no row, is a :class:`DataError`
+    (:func:`check_paper_examples` then compares them with what the paper shows).
     """
     ids = train.column("doc_id").to_pylist()
     texts = train.column("text").to_pylist()
     labels = train.column("labels").to_pylist()
     n = len(ids)
-    indices = [e.index for e in spec.examples]
-    if all(i < n for i in indices):
-        chosen = indices
-    elif from_hub:
-        raise DataError(
-            f"{spec.source}: example index {max(indices)} is beyond the {n} rows of the "
-            f"{spec.dataset} train split"
-        )
+    by_content = spec.examples[0].sha256 is not None
+    chosen: list[int] | None = None
+    if by_content:
+        chosen = _rows_by_digest(spec, texts, from_hub)
     else:
+        indices = [e.index for e in spec.examples]
+        if all(i < n for i in indices):
+            chosen = indices
+        elif from_hub:
+            raise DataError(
+                f"{spec.source}: example index {max(indices)} is beyond the {n} rows of the "
+                f"{spec.dataset} train split"
+            )
+    found_by_content = by_content and chosen is not None
+    if chosen is None:
         chosen = _distinct_label_rows(labels, N_EXAMPLES)
         if len(chosen) < N_EXAMPLES:
             raise DataError(
@@ -240,27 +282,57 @@ def resolve_examples(spec: PromptSpec, train: pa.Table, from_hub: bool = False) 
         if not isinstance(texts[i], str) or not texts[i].strip():
             raise DataError(f"{spec.dataset} train row {i}: a few-shot example has no text")
         out.append(
-            Example(ids[i], i, truncate_words(texts[i], spec.example_words), tuple(labels[i]))
+            Example(
+                ids[i],
+                i,
+                truncate_words(texts[i], spec.example_words),
+                tuple(labels[i]),
+                by_content=found_by_content,
+            )
         )
     return out
+
+
+def _rows_by_digest(spec: PromptSpec, texts: Sequence[Any], from_hub: bool) -> list[int] | None:
+    """Rows whose text has each example's digest (the first such row), in the spec's order;
+    None when one is missing and the data are not the real dataset (the demo)."""
+    wanted = {e.sha256: k for k, e in enumerate(spec.examples)}
+    found: dict[str, int] = {}
+    for row, text in enumerate(texts):
+        if isinstance(text, str):
+            digest = text_digest(text)
+            if digest in wanted and digest not in found:
+                found[digest] = row
+                if len(found) == len(wanted):
+                    break
+    missing = [e for e in spec.examples if e.sha256 not in found]
+    if missing and from_hub:
+        raise DataError(
+            f"{spec.source}: few-shot example {missing[0].name} is not in the {spec.dataset} "
+            f"train split ({len(texts)} rows searched by content)"
+        )
+    if missing:
+        return None
+    return [found[e.sha256] for e in spec.examples]
 
 
 def check_paper_examples(
     spec: PromptSpec, examples: Sequence[Example], label_names: Sequence[str]
 ) -> list[str]:
-    """Where the resolved examples differ from what the paper shows (001 Table 8)."""
+    """Where the resolved examples differ from what the paper shows (001 Table 8): the opening
+    words of an example named by index, and the labels of every example."""
     problems = []
     for want, got in zip(spec.examples, examples, strict=True):
-        if want.index != got.index:
+        if want.sha256 is None and want.index != got.index:
             continue  # not the paper's rows (demo)
+        if want.sha256 is not None and not got.by_content:
+            continue  # the demo's stand-ins
         if want.starts and not " ".join(got.text.split()).startswith(want.starts):
-            problems.append(f"train row {got.index} does not start with {want.starts!r}")
+            problems.append(f"{want.name} does not start with {want.starts!r}")
         if want.answer is not None:
             names = sorted(label_names[i] for i in got.labels)
             if names != sorted(want.answer):
-                problems.append(
-                    f"train row {got.index} has labels {names}, the paper {list(want.answer)}"
-                )
+                problems.append(f"{want.name} has labels {names}, the paper {list(want.answer)}")
     return problems
 
 
@@ -312,6 +384,7 @@ class Prompt:
     context: tuple[dict[str, str], ...]  # system + few-shot turns
     user: str  # the last user turn, with "{text}" where the document goes
     examples: tuple[Example, ...]
+    answer_prefix: str = ""  # the start of the model's reply, primed (``models.llms.*``)
 
     def messages(self, document: str) -> list[dict[str, str]]:
         """The chat for one document (the document inserted verbatim, never formatted)."""
@@ -321,7 +394,10 @@ class Prompt:
     @property
     def digest(self) -> str:
         """Hash of everything the model reads besides the document (for cache keys)."""
-        body = json.dumps([list(self.context), self.user], ensure_ascii=False)
+        parts: list[Any] = [list(self.context), self.user]
+        if self.answer_prefix:  # (no priming keeps the digests of earlier runs)
+            parts.append({"answer_prefix": self.answer_prefix})
+        body = json.dumps(parts, ensure_ascii=False)
         return hashlib.sha256(body.encode()).hexdigest()
 
 
@@ -330,8 +406,10 @@ def build_prompt(
     template: str,
     label_names: Sequence[str],
     examples: Sequence[Example],
+    answer_prefix: str = "",
 ) -> Prompt:
-    """Fill a template for the dataset's label names and examples."""
+    """Fill a template for the dataset's label names and examples; ``answer_prefix`` is the
+    start of the reply the model is primed with (none by default, as in the paper)."""
     tpl = spec.template(template)
     values = {"labels": ", ".join(label_names)}
     system = _fill(tpl.system, values)
@@ -349,7 +427,7 @@ def build_prompt(
     # Only what the templates wrote is checked: a document may contain anything.
     for text in (system, question, last.replace("{text}", "", 1)):
         _check_filled(text, f"{spec.source} ({template})")
-    return Prompt(spec.dataset, template, tuple(context), last, tuple(examples))
+    return Prompt(spec.dataset, template, tuple(context), last, tuple(examples), answer_prefix)
 
 
 def _check_filled(text: str, where: str) -> None:

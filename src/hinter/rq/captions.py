@@ -66,6 +66,15 @@ def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _order_note(suite: dict[str, Any], config: dict[str, Any]) -> str:
+    """Which order a document limit cuts (``data.order``, :mod:`hinter.tested_order`)."""
+    orders = (config.get("data") or {}).get("order") or {}
+    balanced = [
+        d for d in suite.get("datasets") or config["datasets"] if orders.get(d) == "balanced"
+    ]
+    return f" (of a seeded, label-balanced order on {', '.join(balanced)})" if balanced else ""
+
+
 def _rq456_settings(config: dict[str, Any]) -> dict[str, Any]:
     """What the RQ4-RQ6 captions quote: intervals, higher orders, RQ6's variants and thresholds."""
     stats = config.get("statistics") or {}
@@ -74,6 +83,7 @@ def _rq456_settings(config: dict[str, Any]) -> dict[str, Any]:
         f"N={h['order']} on {', '.join(h.get('datasets') or ['every dataset'])}"
         + (f" with {', '.join(h['models'])}" if h.get("models") else "")
         + (f", first {h['max_documents']:,} documents" if h.get("max_documents") else "")
+        + (_order_note(h, config) if h.get("max_documents") else "")
         for h in config["mutation"].get("higher_orders") or []
     ]
     return {

@@ -25,6 +25,7 @@ from hinter.layout import PAPER
 from hinter.rq import intervals, outputs, paper
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.render import Table, document, markdown_table, prose, write_table
+from hinter.rq.scores import difference as score_difference
 
 NAME = "paper_vs_run"
 # The RQ1 tables it reads (CSV), by name.
@@ -35,8 +36,21 @@ COLUMNS = ["section", "quantity", "paper", "run", "run_lo", "run_hi", "unit", "w
            "note"]  # fmt: skip
 
 
-def _row(section, quantity, paper_value, run=None, lo=None, hi=None, unit="%", note=""):
+NOT_COMPARABLE = "not comparable"
+# a rate the run computed but found undefined (0 in its denominator)
+UNDEFINED = "undefined"
+UNDEFINED_NOTES = {
+    "hidden_rate": "0 errors: no hidden rate",
+    "error_rate": "no valid mutant with an outcome: no error rate",
+}
+
+
+def _row(section, quantity, paper_value, run=None, lo=None, hi=None, unit="%", note="",
+         comparable=True):  # fmt: skip
+    """One compared number. ``comparable=False``: the run's number is another quantity than the
+    paper's (e.g. another grammar checker's score), shown beside it but never judged "within"."""
     within = intervals.within(paper_value, lo, hi) if run is not None else None
+    verdict = {True: "yes", False: "no", None: ""}[within]
     return {
         "section": section,
         "quantity": quantity,
@@ -45,7 +59,7 @@ def _row(section, quantity, paper_value, run=None, lo=None, hi=None, unit="%", n
         "run_lo": lo,
         "run_hi": hi,
         "unit": unit,
-        "within": {True: "yes", False: "no", None: ""}[within],
+        "within": verdict if comparable or run is None else NOT_COMPARABLE,
         "note": note,
     }
 
@@ -59,10 +73,16 @@ def _lookup(frame: pd.DataFrame, **keys) -> pd.Series | None:
 
 
 def _rate_row(section, quantity, paper_value, frame, rate, note="", **keys):
-    """A row for ``<rate>_pct`` (and its ``_lo_pct``/``_hi_pct``) of the row of ``keys``."""
+    """A row for ``<rate>_pct`` (and its ``_lo_pct``/``_hi_pct``) of the row of ``keys``; a rate
+    the run computed as undefined (nothing to divide by: no errors for H) is marked so, not
+    counted as not run."""
     hit = _lookup(frame, **keys)
-    if hit is None or pd.isna(hit[f"{rate}_pct"]):
+    if hit is None:
         return _row(section, quantity, paper_value, note=note)
+    if pd.isna(hit[f"{rate}_pct"]):
+        row = _row(section, quantity, paper_value, note=note or UNDEFINED_NOTES.get(rate, ""))
+        row["within"] = UNDEFINED
+        return row
     lo, hi = hit.get(f"{rate}_lo_pct"), hit.get(f"{rate}_hi_pct")
     return _row(section, quantity, paper_value, float(hit[f"{rate}_pct"]),
                 None if lo is None or pd.isna(lo) else float(lo),
@@ -125,32 +145,63 @@ def rq1_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
 
 
 def grammar_rows(scores: pd.DataFrame, boot: Bootstrap) -> list[dict]:
-    """RQ2: the pooled grammar score of the sampled originals vs the valid mutants, with the
-    interval of :func:`~hinter.grammaticality.summary.pooled_scores` (over documents)."""
+    """RQ2 as the paper reports it (002 l.354: intersectional mutation): the pooled grammar
+    score of the valid 2-intersectional mutants and of their originals, each text once (a text
+    sampled for several models or orders counts once), with intervals over documents
+    (:func:`~hinter.grammaticality.summary.pooled_scores`); and their paired difference.
+
+    The levels are another checker's (Harper or LanguageTool, not Grammarly): shown, marked not
+    comparable. The difference (valid − original) is what the paper's finding is about and is
+    judged against the paper's 79.50 − 78.73."""
     h = paper.HEADLINES
-    groups = {"original": "Grammar score of originals", "valid": "Grammar score of valid mutants"}
-    if scores.empty:
-        return [_row("RQ2", q, h[f"grammar_{k}"], note="no grammar sample")
-                for k, q in (("originals", groups["original"]),
-                             ("valid_mutants", groups["valid"]))]  # fmt: skip
-    original = scores["kind"] == "original"
-    valid = scores["valid"].astype("boolean").fillna(False).astype(bool)
-    group = pd.Series(None, index=scores.index, dtype=object)
-    group[original] = "original"
-    group[~original & valid] = "valid"
-    frame = scores.assign(group=group).dropna(subset=["group"])
+    names = {"original": "Grammar score of originals, intersectional sample",
+             "valid": "Grammar score of valid 2-intersectional mutants"}  # fmt: skip
+    diff_name = "Grammar score difference, valid 2-intersectional mutants − originals"
+    paper_diff = h["grammar_valid_mutants"] - h["grammar_originals"]
+    keys = {"original": "grammar_originals", "valid": "grammar_valid_mutants"}
+    frame = _intersectional_sample(scores)
+    if frame.empty:
+        return [
+            *(_row("RQ2", names[k], h[keys[k]], note="no grammar sample") for k in names),
+            _row("RQ2", diff_name, paper_diff, unit="pp", note="no grammar sample"),
+        ]
+    checker = ", ".join(sorted(set(frame["checker"])))
     pooled = pooled_scores(frame, ["group"], ["dataset", "doc_id"], boot.resamples, boot.seed,
                            boot.confidence).set_index("group")  # fmt: skip
     rows = []
-    for key, paper_key in (("original", "grammar_originals"), ("valid", "grammar_valid_mutants")):
+    for key in names:
         if key not in pooled.index:
-            rows.append(_row("RQ2", groups[key], h[paper_key]))
+            rows.append(_row("RQ2", names[key], h[keys[key]]))
             continue
         r = pooled.loc[key]
-        note = f"{int(r['texts'])} texts, checker {', '.join(sorted(set(scores['checker'])))}"
-        rows.append(_row("RQ2", groups[key], h[paper_key], float(r["score"]), float(r["low"]),
-                         float(r["high"]), note=note))  # fmt: skip
+        note = f"{int(r['texts'])} distinct texts; checker {checker}, the paper's Grammarly"
+        rows.append(_row("RQ2", names[key], h[keys[key]], float(r["score"]), float(r["low"]),
+                         float(r["high"]), note=note, comparable=False))  # fmt: skip
+    if {"original", "valid"} <= set(pooled.index):
+        d = score_difference(frame, frame["group"] == "valid", frame["group"] == "original",
+                             [], boot).iloc[0]  # fmt: skip
+        rows.append(_row("RQ2", diff_name, paper_diff, float(d["difference"]), float(d["low"]),
+                         float(d["high"]), unit="pp",
+                         note=f"paired over documents; checker {checker}"))  # fmt: skip
+    else:
+        rows.append(_row("RQ2", diff_name, paper_diff, unit="pp"))
     return rows
+
+
+def _intersectional_sample(scores: pd.DataFrame) -> pd.DataFrame:
+    """The scored originals and valid mutants of order 2, each (dataset, text) once, with their
+    ``group`` (original | valid)."""
+    if scores.empty:
+        return scores.assign(group=pd.Series(dtype=object))
+    order2 = scores["order"].astype("Int64") == 2
+    original = (scores["kind"] == "original") & order2
+    valid = (scores["kind"] == "mutant") & order2
+    valid &= scores["valid"].astype("boolean").fillna(False).astype(bool)
+    group = pd.Series(None, index=scores.index, dtype=object)
+    group[original] = "original"
+    group[valid] = "valid"
+    frame = scores.assign(group=group).dropna(subset=["group"])
+    return frame.drop_duplicates(["dataset", "group", "text_id"]).reset_index(drop=True)
 
 
 def rq3_rows(by_suite: pd.DataFrame) -> list[dict]:
@@ -226,6 +277,8 @@ def _number(value, unit: str) -> str:
 
 
 def _run_cell(r: Mapping[str, Any]) -> str:
+    if r["within"] == UNDEFINED:
+        return "– (0 errors)" if r["note"] == UNDEFINED_NOTES["hidden_rate"] else "–"
     if r["run"] is None or pd.isna(r["run"]):
         return NOT_RUN
     if r["unit"] == "count":
@@ -237,7 +290,10 @@ CAPTION = """
     Each number the paper reports (``002``: Table 3 and the headline numbers of RQ1–RQ5)
     beside the value this run computed, in percent unless a count. [lo, hi]: the run's
     interval where its table has one ({intervals}); "Within" says whether the paper's number
-    lies inside it. "{not_run}": the run did not test that model, dataset or suite. This run:
+    lies inside it; "not comparable": the run's number is another quantity (the grammar scores'
+    levels come from another checker than the paper's Grammarly; their difference is
+    compared). "–": the run computed the rate but it is undefined (no errors, or nothing
+    valid, to divide by). "{not_run}": the run did not test that model, dataset or suite. This run:
     ``{run}`` ({config_files}); models {models}; datasets {datasets}; attributes
     {attributes}; {mutation_mode} mutation (caps: {caps}); dependency invariant {invariant}.
     The paper tested 6 models on 5 full datasets; RQ5 on the first 10K IMDB reviews."""
@@ -275,11 +331,15 @@ def build(
     """The comparison table: its CSV rows and its Markdown document."""
     rows = comparison_rows(tables, grammar, boot)
     inside = rows["within"].eq("yes").sum()
-    with_interval = rows["within"].ne("").sum()
-    not_run = rows["run"].isna().sum()
+    not_comparable = rows["within"].eq(NOT_COMPARABLE).sum()
+    with_interval = rows["within"].isin(["yes", "no"]).sum()
+    undefined = rows["within"].eq(UNDEFINED).sum()
+    not_run = (rows["run"].isna() & rows["within"].ne(UNDEFINED)).sum()
     summary = (
-        f"{len(rows)} numbers compared: {len(rows) - not_run} computed by this run, "
-        f"{with_interval} with an interval, {inside} of them containing the paper's number; "
+        f"{len(rows)} numbers compared: {len(rows) - not_run - undefined} computed by this "
+        f"run, {with_interval} with an interval, {inside} of them containing the paper's "
+        f"number; {not_comparable} not comparable (another quantity than the paper's, shown "
+        f"for reference); {undefined} undefined in this run (0 errors, or nothing valid); "
         f"{not_run} not run."
     )
     md = pd.DataFrame(
@@ -318,7 +378,8 @@ def build(
 
 def read_grammar(files: Sequence[tuple[str, str, str | Path]]) -> pd.DataFrame:
     """The grammar scores of (model, dataset, path) files, with their model and dataset."""
-    columns = ["kind", "doc_id", "valid", "words", "issues", "score", "checker"]
+    columns = ["kind", "text_id", "doc_id", "order", "valid", "words", "issues", "score",
+               "checker"]  # fmt: skip
     parts = [
         io.read_parquet(path, SCORES, columns=columns).to_pandas().assign(model=m, dataset=d)
         for m, d, path in files

@@ -124,7 +124,10 @@ def group_table(
         combination of classes of two or three attributes). A group is biased when its rate is
         above the unweighted mean of its scope's groups (MUTAINT's GAB/GIB); a scope is an
         attribute, or a combination, split into the class families its pairs connect. Parity
-        gap = share of the scope's mutants × |group rate − scope rate| (Lalor et al.).
+        gap = share of the scope's mutants × |group rate − scope rate| (Lalor et al.); the
+        CSV's fairness_violation is a scope's largest |group rate − scope rate|, Lalor's fairness
+        violation with the bias rate in place of the true positive rate (bias has no ground
+        truth).
         {100 * boot.confidence:g}% intervals from {boot.resamples} bootstrap resamples over
         original documents. Per (model, dataset) groups are in the CSV."""
     )

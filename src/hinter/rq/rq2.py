@@ -61,7 +61,25 @@ def grammar_scores(frame: pd.DataFrame, boot: Bootstrap) -> Table:
     ]
     diffs = scores.compare(frame, groups, pairs, boot)
     title = "Fig. 8a — grammar scores of originals and valid mutants"
-    return scores.score_table(table, diffs, boot, INPUTS, title, CAPTION)
+    return scores.score_table(table, diffs, boot, INPUTS, title, CAPTION + distinct_note(frame))
+
+
+def distinct_note(frame: pd.DataFrame) -> str:
+    """How many of the scored texts are distinct: unless ``grammar.sample.disjoint``, every
+    model draws the same seeded documents and mutants, and a text drawn for several models
+    counts once per model in the pooled scores (each model's bias label is its own)."""
+    if frame.empty:
+        return ""
+    drawn = len(frame)
+    distinct = len(frame.drop_duplicates(["dataset", "kind", "text_id"]))
+    checkers = ", ".join(sorted(set(frame["checker"].dropna()))) or "unknown"
+    return prose(
+        f""" This sample: {drawn:,} scored texts, {distinct:,} distinct ({drawn - distinct:,}
+        drawn for more than one model, each counted once per model that drew it; with
+        grammar.sample.disjoint every model draws its own documents, as the paper drew one
+        sample per dataset and mutation type). Checker: {checkers}; score levels differ
+        between checkers, so compare the differences with the paper's, not the levels."""
+    )
 
 
 def build_tables(frame: pd.DataFrame, boot: Bootstrap) -> dict[str, Table]:

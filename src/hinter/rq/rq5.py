@@ -3,8 +3,9 @@
 ``results/<run>/rq5/``.
 
 Table 5 covers each (model, dataset) that has a suite of order 3 (paper: Llama 2 on IMDB), and
-only the documents that suite covers: its ``max_documents`` limit (the first 10K reviews) applies
-to the atomic and 2-intersectional rows too, so the three rows describe the same originals.
+only the documents that suite covers: its ``max_documents`` limit (the first 10K reviews of the
+dataset's tested order, :mod:`hinter.tested_order`) applies to the atomic and 2-intersectional
+rows too, so the three rows describe the same originals.
 """
 
 from __future__ import annotations
@@ -38,7 +39,10 @@ CAPTION = prose(
     mutants (error rate = errors / valid mutants with a known outcome); Hidden = hidden
     intersectional bias (hidden rate = hidden / bias-inducing valid mutants whose atomic parents
     are all valid). Rates in percent with {level}% bootstrap intervals over original
-    documents; the paper's Table 5 (the first 10K IMDB reviews, Llama 2) beside."""
+    documents; the paper's Table 5 (the first 10K IMDB reviews, Llama 2) beside. "First" is in
+    the dataset's tested order (data.order): the paper config orders IMDB seeded and
+    label-balanced, so its first 10K are 5K positive and 5K negative reviews (the paper's came
+    from a shuffled Kaggle CSV; the hub's first 10K train rows are all negative)."""
 )
 
 

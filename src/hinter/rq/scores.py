@@ -32,7 +32,9 @@ from hinter.rq.render import Table, document, markdown_table
 from hinter.statistics import bootstrap
 
 CLUSTER = ("dataset", "doc_id")
-COLUMNS = ["kind", "doc_id", "order", "valid", "biased", "words", "issues", "score"]
+COLUMNS = [
+    "kind", "text_id", "doc_id", "order", "valid", "biased", "words", "issues", "score", "checker"
+]  # fmt: skip
 ALL = "all"
 BIAS = "bias-inducing"
 BENIGN = "benign"
