@@ -82,6 +82,31 @@ def llm_spec(config: dict, model: str) -> dict | None:
     return config.get("models", {}).get("llms", {}).get(model)
 
 
+# The groups ``invariant.keep_discarded`` may name beside model names, by model kind.
+KEEP_DISCARDED_GROUPS = {"encoders": "encoder", "llms": "llm"}
+
+
+def keeps_discarded(config: dict, model: str) -> bool:
+    """Whether ``model`` predicts the mutants the invariant discarded (RQ3.2's false positives).
+
+    ``invariant.keep_discarded``: true / false for every model, or a list of model names and
+    the groups ``encoders`` / ``llms``. The paper ran discarded mutants on its fine-tuned
+    encoders only (001 RQ3.2): the paper config says ``[encoders]``.
+    """
+    keep = (config.get("invariant") or {}).get("keep_discarded", True)
+    if isinstance(keep, bool):
+        return keep
+    kind = "llm" if llm_spec(config, model) is not None else "encoder"
+    groups = {KEEP_DISCARDED_GROUPS[g] for g in keep if g in KEEP_DISCARDED_GROUPS}
+    return model in keep or kind in groups
+
+
+def discarded_models(config: dict) -> list[str]:
+    """The models under test that predict discarded mutants, in plan order."""
+    names = dict.fromkeys(r.model for r in model_runs(config))
+    return [m for m in names if keeps_discarded(config, m)]
+
+
 def variants(config: dict, model: str, dataset: str) -> list[str]:
     """Variant names of a (model, dataset): ``default``, then RQ6's repeated runs
     (``default-run2`` ...) and alternative prompt templates, where ``sensitivity`` names both."""

@@ -158,11 +158,43 @@ def test_switches_of_the_config_change_the_projection(paper, costs):
     assert estimate.project(off, costs).stages["check_invariant"].cpu_hours < (
         base["check_invariant"].cpu_hours / 5
     )
+    every = {**paper, "invariant": {**paper["invariant"], "keep_discarded": True}}
     valid_only = {**paper, "invariant": {**paper["invariant"], "keep_discarded": False}}
     local = estimate.project(valid_only, costs).stages["predict (local LLMs)"]
     valid_share = 1 - estimate.PAPER_DISCARDED_SHARE  # the originals are still all predicted
     assert local.gpu_hours == pytest.approx(
-        base["predict (local LLMs)"].gpu_hours * valid_share, rel=0.1
+        estimate.project(every, costs).stages["predict (local LLMs)"].gpu_hours * valid_share,
+        rel=0.1,
     )
+    encoders = estimate.project(valid_only, costs).stages["predict (encoders)"]
+    assert encoders.gpu_hours < base["predict (encoders)"].gpu_hours * 0.1
     assert estimate.llm_size("HuggingFaceTB/SmolLM2-135M-Instruct")["params"] == 1.35e8
     assert estimate.llm_size("meta-llama/Llama-2-7b-chat-hf")["params"] == 6.74e9
+
+
+def test_paper_config_predicts_discarded_mutants_on_the_encoders_only(paper, costs):
+    """F1: the LLMs predict valid mutants only, as the paper did; GPT-3.5's requests and
+    Llama 2's prompts fall by more than 20x against predicting every mutant, and the paid
+    model's dearest job stays under its cost cap."""
+    every = {**paper, "invariant": {**paper["invariant"], "keep_discarded": True}}
+
+    def texts(config, model):
+        return sum(
+            estimate.predicted_texts(
+                config, r.dataset, r.track, plan.suites(config, r.dataset, r.track, r.model), m
+            )
+            for r in plan.model_runs(config)
+            for m in [r.model]
+            if m == model
+        )
+
+    for model in ("llama2", "gpt35"):
+        assert texts(every, model) > 20 * texts(paper, model), model
+    for model in paper["models"]["encoders"]:
+        assert texts(every, model) == texts(paper, model)
+    after, before = estimate.project(paper, costs), estimate.project(every, costs)
+    api = "predict (API LLMs)"
+    assert before.stages[api].units > 20 * after.stages[api].units
+    assert before.api_usd > 20 * after.api_usd > 0
+    cap = paper["models"]["llms"]["gpt35"]["max_cost_usd"]
+    assert cap is not None and after.api_max_job_usd < cap < before.api_max_job_usd

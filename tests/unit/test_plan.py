@@ -110,3 +110,29 @@ def test_llm_tracks_know_their_models_and_prompts(paper):
         for m in ("llama2", "gpt35")
         for d in ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
     }
+
+
+def test_keep_discarded_per_model_and_group(paper):
+    """F1: the paper ran the discarded mutants on its fine-tuned encoders only (001 RQ3.2)."""
+    llms = list(paper["models"]["llms"])
+    encoders = list(paper["models"]["encoders"])
+    assert paper["invariant"]["keep_discarded"] == ["encoders"]
+    assert plan.discarded_models(paper) == encoders
+    assert not any(plan.keeps_discarded(paper, m) for m in llms)
+
+    def keep(value):
+        return validate_config({**paper, "invariant": {**paper["invariant"],
+                                                        "keep_discarded": value}})  # fmt: skip
+
+    assert plan.discarded_models(keep(True)) == encoders + llms
+    assert plan.discarded_models(keep(False)) == []
+    assert plan.discarded_models(keep(["llms", "bert"])) == ["bert", *llms]
+    assert plan.discarded_models(keep(["gpt35"])) == ["gpt35"]
+
+
+def test_keep_discarded_names_known_models_only(paper):
+    from hinter.errors import ConfigError
+
+    bad = {**paper, "invariant": {**paper["invariant"], "keep_discarded": ["encoder"]}}
+    with pytest.raises(ConfigError, match=r"'invariant.keep_discarded': unknown model or group"):
+        validate_config(bad)

@@ -67,7 +67,7 @@ rule predict:
         spec=lambda wc: plan.llm_spec(config, wc.model),
         track=lambda wc: config["mutation"]["tracks"][model_track(wc.model)],
         inference=config["models"]["inference"],
-        keep_discarded=config["invariant"]["keep_discarded"],
+        keep_discarded=lambda wc: plan.keeps_discarded(config, wc.model),
         cache_dir=config["cache_dir"],
         from_hub=not DEMO,
     script:

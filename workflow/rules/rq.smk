@@ -137,6 +137,7 @@ rule rq3_tables:
         grammar_keys=grammar_keys(),
         datasets=DATASETS,
         statistics=config["statistics"],
+        discarded_models=plan.discarded_models(config),
     script:
         "../scripts/rq3_tables.py"
 

@@ -58,12 +58,22 @@ def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
             f"per model and dataset, {100 * sample.get('bias_share', 0):g}% bias-inducing, "
             f"seed {sample.get('seed', '')}"
         ),
-        "keep_discarded": (
-            "predicted too (invariant.keep_discarded: true)"
-            if config["invariant"].get("keep_discarded")
-            else "not predicted (invariant.keep_discarded: false)"
-        ),
+        "keep_discarded": _keep_discarded(config),
     }
+
+
+def _keep_discarded(config: dict[str, Any]) -> str:
+    """Which models predicted the discarded mutants, as the RQ3 captions say it."""
+    keep = config["invariant"].get("keep_discarded", True)
+    if keep is True:
+        return "predicted too (invariant.keep_discarded: true)"
+    models = plan.discarded_models(config)
+    if not models:
+        return f"not predicted (invariant.keep_discarded: {str(keep).lower()})"
+    return (
+        f"predicted by {', '.join(models)} only (invariant.keep_discarded: "
+        f"[{', '.join(keep)}]); the other models predicted valid mutants only"
+    )
 
 
 def _rq456_settings(config: dict[str, Any]) -> dict[str, Any]:
