@@ -41,10 +41,15 @@ ALL = "All"
 TOTAL = "Total"
 COLUMNS = [*RATE_COLUMNS, "mutant_id", "parent_ids"]
 # Fig. 9's per-document counts and shares.
-COUNTERPART_INPUTS = ("hidden_base", "hidden", "hidden_artifact", "atomic_errors", "with_child")
-COUNTERPART_RATES = ("inter_without_atomic", "inter_without_atomic_artifact", "atomic_with_child")
+COUNTERPART_INPUTS = ("hidden_base", "hidden", "hidden_artifact", "atomic_errors", "with_child",
+                      "with_any_child")  # fmt: skip
+COUNTERPART_RATES = ("inter_without_atomic", "inter_without_atomic_artifact", "atomic_with_child",
+                     "atomic_with_child_all")  # fmt: skip
 DEFINITION = "definition"
 ARTIFACT = "artifact"
+# Fig. 9b over every bias-inducing atomic mutant, also those that parent no valid
+# intersectional mutant (the paper's denominator is the parents only: DEFINITION)
+EVERY_ATOMIC = "every atomic"
 
 CAPTIONS = {
     "counterparts": prose(
@@ -53,8 +58,12 @@ CAPTIONS = {
         and without a bias-inducing atomic parent ("without" = hidden bias, DESIGN §2); the row
         marked artifact counts "without" by the original artifact's condition instead (atomic 1
         benign and atomic 2 biased, DESIGN §8), for comparison with the paper's 57,160 of
-        336,348. (b) Bias-inducing valid atomic mutants with and without a bias-inducing valid
-        intersectional mutant built from the same pair (N={order}). Shares in percent with
+        336,348. (b) Bias-inducing valid atomic mutants that parent at least one valid
+        intersectional mutant with a known outcome (N={order}; the paper's "common to both"),
+        with and without a bias-inducing one; the row marked "every one" divides by every
+        bias-inducing valid atomic mutant instead, also those without any valid
+        intersectional mutant (e.g. a document with words of one attribute only). Shares in
+        percent with
         {level}% bootstrap intervals over original documents."""
     ),
     "venn": prose(
@@ -197,7 +206,8 @@ def counterparts(
                 "hidden_artifact",
                 "inter_without_atomic_artifact",
             ),
-            ("atomic", DEFINITION, "atomic_errors", None, "atomic_with_child"),
+            ("atomic", DEFINITION, "with_any_child", None, "atomic_with_child"),
+            ("atomic", EVERY_ATOMIC, "atomic_errors", None, "atomic_with_child_all"),
         ):
             n = int(r[total])
             if population == "atomic":
@@ -226,6 +236,7 @@ def counterparts(
             "Bias-inducing mutants": [
                 ("(a) intersectional" if p == "intersectional" else "(b) atomic")
                 + (" — artifact's condition" if c == ARTIFACT else "")
+                + (" — every one, also without a valid child" if c == EVERY_ATOMIC else "")
                 for p, c in zip(csv["population"], csv["condition"], strict=True)
             ],
             "N": csv["bias_inducing"].astype(str),
