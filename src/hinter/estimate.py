@@ -384,12 +384,14 @@ def project(
                 + answer * prices.get("output", 0.0)
             ) / 1e6
             for variant in plan.variants(config, run.model, ds):
-                # RQ6's variants predict up to its order; a local model's repeated run of a
-                # template waits for its first run and reads the answers from the prediction
-                # cache (greedy: the same answers), an API's is requested again
+                # RQ6's variants predict up to its order; a local model's repeated greedy run
+                # of a template waits for its first run and reads the answers from the
+                # prediction cache (the same answers), a sampled one (runs_decoding) and an
+                # API's are computed again
                 tested = plan.variant_suites(config, ds, run.track, run.model, variant)
                 n = predicted_texts(config, ds, run.track, tested, run.model)
-                cached = Variant.from_name(variant).run > 1 and not api
+                sampled = plan.decoding(dict(config), run.model, variant) is not None
+                cached = Variant.from_name(variant).run > 1 and not api and not sampled
                 gpu_per_prompt = 0.0 if cached else per_prompt
                 out.plain_gpu_hours += 0 if api or cached else n * plain / 3600
                 for _ in range(shards):

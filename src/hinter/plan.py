@@ -118,6 +118,36 @@ def variants(config: dict, model: str, dataset: str) -> list[str]:
     return names
 
 
+def decoding(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> dict | None:
+    """The sampled decoding of a model's variant, or None for greedy (every default run, every
+    prompt template's first run, an API model, and repeats under ``runs_decoding: greedy``).
+
+    ``sensitivity.runs_decoding: sampled`` makes RQ6.1's repeated runs of a local model
+    (``default-run2`` ...) sample as the original artifact did (``sensitivity.sampling``),
+    with seed ``sampling.seed + k`` for run k."""
+    sens = config.get("sensitivity") or {}
+    spec = llm_spec(config, model)
+    v = Variant.from_name(variant)
+    if spec is None or spec.get("backend") != "transformers" or v.run == 1:
+        return None
+    if sens.get("runs_decoding", "greedy") != "sampled":
+        return None
+    sampling = {"temperature": 0.6, "top_p": 0.9, "top_k": 50, "seed": 42,
+                **(sens.get("sampling") or {})}  # fmt: skip
+    return {"mode": "sampled", **{k: sampling[k] for k in ("temperature", "top_p", "top_k")},
+            "seed": int(sampling["seed"]) + v.run}  # fmt: skip
+
+
+def variant_spec(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> dict | None:
+    """The ``models.llms`` entry a variant's predictor gets: with its ``decoding`` when it
+    samples (:func:`decoding`); None for an encoder."""
+    spec = llm_spec(config, model)
+    sampled = decoding(config, model, variant)
+    if spec is None or sampled is None:
+        return spec
+    return {**spec, "decoding": sampled}
+
+
 # The intersectional order of RQ4's and RQ6's figures (the paper's: N=2).
 RQ_ORDER = 2
 

@@ -86,6 +86,7 @@ def test_rq6_variants_are_planned_from_the_sensitivity_section(paper, demo):
         "default",
         "default-run2",
         "default-run3",
+        "default-run4",  # the paper's "three additional runs": runs counts the default one
         "alt1",
         "alt2",
     ]
@@ -136,3 +137,22 @@ def test_keep_discarded_names_known_models_only(paper):
     bad = {**paper, "invariant": {**paper["invariant"], "keep_discarded": ["encoder"]}}
     with pytest.raises(ConfigError, match=r"'invariant.keep_discarded': unknown model or group"):
         validate_config(bad)
+
+
+def test_rq6_repeats_sample_with_one_seed_per_run_in_the_paper_config(paper, demo):
+    """F6: the default run (Table 3) and the templates are greedy; the paper config's repeated
+    runs sample as the original did (Llama 2's hub generation config), seeded per run."""
+    assert plan.decoding(paper, "llama2", "default") is None
+    assert plan.decoding(paper, "llama2", "alt1") is None
+    assert plan.decoding(paper, "bert", "default") is None
+    run2 = plan.decoding(paper, "llama2", "default-run2")
+    assert run2 == {"mode": "sampled", "temperature": 0.6, "top_p": 0.9, "top_k": 50,
+                    "seed": 44}  # fmt: skip
+    assert plan.decoding(paper, "llama2", "default-run3")["seed"] == 45
+    assert plan.variant_spec(paper, "llama2", "default-run2")["decoding"] == run2
+    assert "decoding" not in plan.variant_spec(paper, "llama2", "default")
+    assert plan.variant_spec(paper, "bert", "default") is None
+    # greedy repeats (the demo) and an API model's repeats get no sampled decoding
+    assert plan.decoding(demo, "smollm2", "default-run2") is None
+    api = {**paper, "sensitivity": {**paper["sensitivity"], "models": ["gpt35"]}}
+    assert plan.decoding(api, "gpt35", "default-run2") is None

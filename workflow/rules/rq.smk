@@ -269,6 +269,7 @@ rule rq6_tables:
         rule=config["sensitivity"]["threshold_rule"],
         statistics=config["statistics"],
         order=RQ_ORDER,
+        runs_decoding=config["sensitivity"]["runs_decoding"],
     script:
         "../scripts/rq6_tables.py"
 
