@@ -275,6 +275,11 @@ def _check_references(cfg: dict) -> None:
                 f"config key 'models.encoders.{name}.track': track {spec['track']!r} takes its "
                 "window from LLMs (from_models); give the encoder a track with a tokenizer"
             )
+    keep = cfg["invariant"]["keep_discarded"]
+    for name in [] if isinstance(keep, bool) else keep:
+        if name not in model_names and name not in ("encoders", "llms"):
+            known = model_names | {"encoders", "llms"}
+            raise _unknown("invariant.keep_discarded", name, "model or group", known)
     _check_llms(models["llms"])
     _check_sensitivity(cfg["sensitivity"], models["llms"])
 

@@ -121,6 +121,8 @@ class Projection:
     mutants: float = 0.0
     gpu: str = PLANNING_GPU
     plain_gpu_hours: float = 0.0  # local LLMs on the plain path (one prompt at a time)
+    api_usd: float = 0.0  # API LLMs at their configured prices (models.llms.<name>.prices)
+    api_max_job_usd: float = 0.0  # the dearest API job (what max_cost_usd caps)
 
     def stage(self, rule: str, note: str = "") -> Stage:
         if rule not in self.stages:
@@ -295,11 +297,16 @@ def llm_prompt_seconds(
 
 
 def predicted_texts(
-    config: Mapping[str, Any], dataset: str, track: str, suites: Sequence[plan.Suite]
+    config: Mapping[str, Any],
+    dataset: str,
+    track: str,
+    suites: Sequence[plan.Suite],
+    model: str,
 ) -> float:
     """Texts the prediction jobs of one model and variant read: the originals once and every
-    mutant of ``suites`` (only the valid ones when discarded mutants are not kept)."""
-    kept = 1.0 if config["invariant"]["keep_discarded"] else 1 - PAPER_DISCARDED_SHARE
+    mutant of ``suites`` (only the valid ones unless the model keeps the discarded ones,
+    :func:`hinter.plan.keeps_discarded`)."""
+    kept = 1.0 if plan.keeps_discarded(dict(config), model) else 1 - PAPER_DISCARDED_SHARE
     mutants = sum(suite_mutants(config, dataset, track, s) for s in suites)
     return tested_documents(config, dataset) + kept * mutants
 
@@ -345,7 +352,7 @@ def project(
     for run in plan.model_runs(config):
         ds, shards = run.dataset, plan.n_shards(config, run.dataset)
         suites = plan.suites(config, ds, run.track, run.model)
-        texts = predicted_texts(config, ds, run.track, suites)
+        texts = predicted_texts(config, ds, run.track, suites, run.model)
         if run.kind == "encoder":
             tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
             encoder = config["models"]["encoders"][run.model]
@@ -371,18 +378,27 @@ def project(
             per_prompt = llm_prompt_seconds(document, answer, spec, llm=size)
             plain = llm_prompt_seconds(document, answer, spec, batched=False, llm=size)
             api = llm.get("backend") == "openai"
+            prices = llm.get("prices") or {}
+            request_usd = (
+                (document + PROMPT_OVERHEAD_TOKENS) * prices.get("input", 0.0)
+                + answer * prices.get("output", 0.0)
+            ) / 1e6
             for variant in plan.variants(config, run.model, ds):
-                # RQ6's variants predict up to its order; a local model's repeated run of a
-                # template waits for its first run and reads the answers from the prediction
-                # cache (greedy: the same answers), an API's is requested again
+                # RQ6's variants predict up to its order; a local model's repeated greedy run
+                # of a template waits for its first run and reads the answers from the
+                # prediction cache (the same answers), a sampled one (runs_decoding) and an
+                # API's are computed again
                 tested = plan.variant_suites(config, ds, run.track, run.model, variant)
-                n = predicted_texts(config, ds, run.track, tested)
-                cached = Variant.from_name(variant).run > 1 and not api
+                n = predicted_texts(config, ds, run.track, tested, run.model)
+                sampled = plan.decoding(dict(config), run.model, variant) is not None
+                cached = Variant.from_name(variant).run > 1 and not api and not sampled
                 gpu_per_prompt = 0.0 if cached else per_prompt
                 out.plain_gpu_hours += 0 if api or cached else n * plain / 3600
                 for _ in range(shards):
                     if api:
                         out.stage("predict (API LLMs)", "requests, no GPU").add(n / shards)
+                        out.api_usd += n / shards * request_usd
+                        out.api_max_job_usd = max(out.api_max_job_usd, n / shards * request_usd)
                     else:
                         note = f"batched engine ({LLM_BATCH}), prefix cached"
                         out.stage("predict (local LLMs)", note).add(
@@ -426,6 +442,8 @@ def report(projection: Projection, costs: Mapping[str, Mapping[str, Any]]) -> st
         f"{gpu_h:,.0f} GPU-hours ({gpu_h / 24:,.1f} GPU-days) on {gpu['name']}",
         f"local LLMs on today's plain path (one prompt at a time): "
         f"{projection.plain_gpu_hours:,.0f} GPU-hours instead",
+        f"API LLMs at their configured prices: ${projection.api_usd:,.0f} "
+        f"(largest job ${projection.api_max_job_usd:,.2f}, what max_cost_usd caps)",
         f"CPU costs measured {', '.join(dates)} ({UNIT_COSTS.name}); GPU figures extrapolated "
         f"from FLOPs at {UTILISATION['encoder_inference']:.0%}-{UTILISATION['prefill']:.0%} "
         "of the datasheet peak (see docs/benchmarks.md)",

@@ -82,6 +82,31 @@ def llm_spec(config: dict, model: str) -> dict | None:
     return config.get("models", {}).get("llms", {}).get(model)
 
 
+# The groups ``invariant.keep_discarded`` may name beside model names, by model kind.
+KEEP_DISCARDED_GROUPS = {"encoders": "encoder", "llms": "llm"}
+
+
+def keeps_discarded(config: dict, model: str) -> bool:
+    """Whether ``model`` predicts the mutants the invariant discarded (RQ3.2's false positives).
+
+    ``invariant.keep_discarded``: true / false for every model, or a list of model names and
+    the groups ``encoders`` / ``llms``. The paper ran discarded mutants on its fine-tuned
+    encoders only (001 RQ3.2): the paper config says ``[encoders]``.
+    """
+    keep = (config.get("invariant") or {}).get("keep_discarded", True)
+    if isinstance(keep, bool):
+        return keep
+    kind = "llm" if llm_spec(config, model) is not None else "encoder"
+    groups = {KEEP_DISCARDED_GROUPS[g] for g in keep if g in KEEP_DISCARDED_GROUPS}
+    return model in keep or kind in groups
+
+
+def discarded_models(config: dict) -> list[str]:
+    """The models under test that predict discarded mutants, in plan order."""
+    names = dict.fromkeys(r.model for r in model_runs(config))
+    return [m for m in names if keeps_discarded(config, m)]
+
+
 def variants(config: dict, model: str, dataset: str) -> list[str]:
     """Variant names of a (model, dataset): ``default``, then RQ6's repeated runs
     (``default-run2`` ...) and alternative prompt templates, where ``sensitivity`` names both."""
@@ -91,6 +116,36 @@ def variants(config: dict, model: str, dataset: str) -> list[str]:
         names += [Variant(DEFAULT_VARIANT, k).name for k in range(2, int(sens["runs"]) + 1)]
         names += [Variant(p).name for p in sens.get("prompts") or []]
     return names
+
+
+def decoding(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> dict | None:
+    """The sampled decoding of a model's variant, or None for greedy (every default run, every
+    prompt template's first run, an API model, and repeats under ``runs_decoding: greedy``).
+
+    ``sensitivity.runs_decoding: sampled`` makes RQ6.1's repeated runs of a local model
+    (``default-run2`` ...) sample as the original artifact did (``sensitivity.sampling``),
+    with seed ``sampling.seed + k`` for run k."""
+    sens = config.get("sensitivity") or {}
+    spec = llm_spec(config, model)
+    v = Variant.from_name(variant)
+    if spec is None or spec.get("backend") != "transformers" or v.run == 1:
+        return None
+    if sens.get("runs_decoding", "greedy") != "sampled":
+        return None
+    sampling = {"temperature": 0.6, "top_p": 0.9, "top_k": 50, "seed": 42,
+                **(sens.get("sampling") or {})}  # fmt: skip
+    return {"mode": "sampled", **{k: sampling[k] for k in ("temperature", "top_p", "top_k")},
+            "seed": int(sampling["seed"]) + v.run}  # fmt: skip
+
+
+def variant_spec(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> dict | None:
+    """The ``models.llms`` entry a variant's predictor gets: with its ``decoding`` when it
+    samples (:func:`decoding`); None for an encoder."""
+    spec = llm_spec(config, model)
+    sampled = decoding(config, model, variant)
+    if spec is None or sampled is None:
+        return spec
+    return {**spec, "decoding": sampled}
 
 
 # The intersectional order of RQ4's and RQ6's figures (the paper's: N=2).

@@ -528,12 +528,16 @@ def add_counterpart_rates(totals: pd.DataFrame) -> pd.DataFrame:
     """Fig. 9's shares from pooled counts (fractions, NaN when nothing was counted):
     ``inter_without_atomic`` = hidden / hidden_base (bias-inducing intersectional mutants with
     valid parents none of which is bias-inducing: the hidden rate), its original-artifact
-    variant ``inter_without_atomic_artifact`` (DESIGN §8), and ``atomic_with_child`` =
-    with_child / atomic_errors."""
+    variant ``inter_without_atomic_artifact`` (DESIGN §8), ``atomic_with_child`` =
+    with_child / with_any_child (the paper's 83.43%: among the bias-inducing atomic mutants
+    that parent a valid intersectional mutant at all, 001 l.447 "common to both"), and
+    ``atomic_with_child_all`` = with_child / atomic_errors (every bias-inducing atomic mutant,
+    also those with no intersectional mutant, e.g. in a document with one attribute only)."""
     out = totals.copy()
     out["inter_without_atomic"] = ratio(out, "hidden", "hidden_base")
     out["inter_without_atomic_artifact"] = ratio(out, "hidden_artifact", "hidden_base")
-    out["atomic_with_child"] = ratio(out, "with_child", "atomic_errors")
+    out["atomic_with_child"] = ratio(out, "with_child", "with_any_child")
+    out["atomic_with_child_all"] = ratio(out, "with_child", "atomic_errors")
     return out
 
 

@@ -105,10 +105,20 @@ def test_rq6_variants_cost_their_suites_and_repeated_greedy_runs_are_free(paper,
     no_templates = estimate.project(without, costs).stages["predict (local LLMs)"].gpu_hours
     with_templates = estimate.project(paper, costs).stages["predict (local LLMs)"].gpu_hours
     assert with_templates > no_templates  # the templates cost GPU time ...
-    repeats = {**without, "sensitivity": {**without["sensitivity"], "runs": 5}}
+    greedy = {**without["sensitivity"], "runs": 5, "runs_decoding": "greedy"}
+    repeats = {**without, "sensitivity": greedy}
+    one_run = {**without, "sensitivity": {**greedy, "runs": 1}}
+    single = estimate.project(one_run, costs).stages["predict (local LLMs)"].gpu_hours
     assert estimate.project(repeats, costs).stages[
         "predict (local LLMs)"
-    ].gpu_hours == pytest.approx(no_templates)  # ... repeated greedy runs do not
+    ].gpu_hours == pytest.approx(single)  # ... repeated greedy runs do not
+    # sampled repeats (the paper config's RQ6.1) are computed: each costs about an
+    # alternative template's run (both stop at N=2)
+    sampled = {**repeats, "sensitivity": {**greedy, "runs_decoding": "sampled"}}
+    per_template = (with_templates - no_templates) / len(paper["sensitivity"]["prompts"])
+    assert estimate.project(sampled, costs).stages["predict (local LLMs)"].gpu_hours == (
+        pytest.approx(single + 4 * per_template, rel=0.01)
+    )
 
 
 def test_paper_shards_fit_a_cluster(paper, costs):
@@ -158,11 +168,43 @@ def test_switches_of_the_config_change_the_projection(paper, costs):
     assert estimate.project(off, costs).stages["check_invariant"].cpu_hours < (
         base["check_invariant"].cpu_hours / 5
     )
+    every = {**paper, "invariant": {**paper["invariant"], "keep_discarded": True}}
     valid_only = {**paper, "invariant": {**paper["invariant"], "keep_discarded": False}}
     local = estimate.project(valid_only, costs).stages["predict (local LLMs)"]
     valid_share = 1 - estimate.PAPER_DISCARDED_SHARE  # the originals are still all predicted
     assert local.gpu_hours == pytest.approx(
-        base["predict (local LLMs)"].gpu_hours * valid_share, rel=0.1
+        estimate.project(every, costs).stages["predict (local LLMs)"].gpu_hours * valid_share,
+        rel=0.1,
     )
+    encoders = estimate.project(valid_only, costs).stages["predict (encoders)"]
+    assert encoders.gpu_hours < base["predict (encoders)"].gpu_hours * 0.1
     assert estimate.llm_size("HuggingFaceTB/SmolLM2-135M-Instruct")["params"] == 1.35e8
     assert estimate.llm_size("meta-llama/Llama-2-7b-chat-hf")["params"] == 6.74e9
+
+
+def test_paper_config_predicts_discarded_mutants_on_the_encoders_only(paper, costs):
+    """F1: the LLMs predict valid mutants only, as the paper did; GPT-3.5's requests and
+    Llama 2's prompts fall by more than 20x against predicting every mutant, and the paid
+    model's dearest job stays under its cost cap."""
+    every = {**paper, "invariant": {**paper["invariant"], "keep_discarded": True}}
+
+    def texts(config, model):
+        return sum(
+            estimate.predicted_texts(
+                config, r.dataset, r.track, plan.suites(config, r.dataset, r.track, r.model), m
+            )
+            for r in plan.model_runs(config)
+            for m in [r.model]
+            if m == model
+        )
+
+    for model in ("llama2", "gpt35"):
+        assert texts(every, model) > 20 * texts(paper, model), model
+    for model in paper["models"]["encoders"]:
+        assert texts(every, model) == texts(paper, model)
+    after, before = estimate.project(paper, costs), estimate.project(every, costs)
+    api = "predict (API LLMs)"
+    assert before.stages[api].units > 20 * after.stages[api].units
+    assert before.api_usd > 20 * after.api_usd > 0
+    cap = paper["models"]["llms"]["gpt35"]["max_cost_usd"]
+    assert cap is not None and after.api_max_job_usd < cap < before.api_max_job_usd

@@ -86,6 +86,7 @@ def test_rq6_variants_are_planned_from_the_sensitivity_section(paper, demo):
         "default",
         "default-run2",
         "default-run3",
+        "default-run4",  # the paper's "three additional runs": runs counts the default one
         "alt1",
         "alt2",
     ]
@@ -110,3 +111,48 @@ def test_llm_tracks_know_their_models_and_prompts(paper):
         for m in ("llama2", "gpt35")
         for d in ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
     }
+
+
+def test_keep_discarded_per_model_and_group(paper):
+    """F1: the paper ran the discarded mutants on its fine-tuned encoders only (001 RQ3.2)."""
+    llms = list(paper["models"]["llms"])
+    encoders = list(paper["models"]["encoders"])
+    assert paper["invariant"]["keep_discarded"] == ["encoders"]
+    assert plan.discarded_models(paper) == encoders
+    assert not any(plan.keeps_discarded(paper, m) for m in llms)
+
+    def keep(value):
+        return validate_config({**paper, "invariant": {**paper["invariant"],
+                                                        "keep_discarded": value}})  # fmt: skip
+
+    assert plan.discarded_models(keep(True)) == encoders + llms
+    assert plan.discarded_models(keep(False)) == []
+    assert plan.discarded_models(keep(["llms", "bert"])) == ["bert", *llms]
+    assert plan.discarded_models(keep(["gpt35"])) == ["gpt35"]
+
+
+def test_keep_discarded_names_known_models_only(paper):
+    from hinter.errors import ConfigError
+
+    bad = {**paper, "invariant": {**paper["invariant"], "keep_discarded": ["encoder"]}}
+    with pytest.raises(ConfigError, match=r"'invariant.keep_discarded': unknown model or group"):
+        validate_config(bad)
+
+
+def test_rq6_repeats_sample_with_one_seed_per_run_in_the_paper_config(paper, demo):
+    """F6: the default run (Table 3) and the templates are greedy; the paper config's repeated
+    runs sample as the original did (Llama 2's hub generation config), seeded per run."""
+    assert plan.decoding(paper, "llama2", "default") is None
+    assert plan.decoding(paper, "llama2", "alt1") is None
+    assert plan.decoding(paper, "bert", "default") is None
+    run2 = plan.decoding(paper, "llama2", "default-run2")
+    assert run2 == {"mode": "sampled", "temperature": 0.6, "top_p": 0.9, "top_k": 50,
+                    "seed": 44}  # fmt: skip
+    assert plan.decoding(paper, "llama2", "default-run3")["seed"] == 45
+    assert plan.variant_spec(paper, "llama2", "default-run2")["decoding"] == run2
+    assert "decoding" not in plan.variant_spec(paper, "llama2", "default")
+    assert plan.variant_spec(paper, "bert", "default") is None
+    # greedy repeats (the demo) and an API model's repeats get no sampled decoding
+    assert plan.decoding(demo, "smollm2", "default-run2") is None
+    api = {**paper, "sensitivity": {**paper["sensitivity"], "models": ["gpt35"]}}
+    assert plan.decoding(api, "gpt35", "default-run2") is None

@@ -146,7 +146,9 @@ def test_positives_match_pandas(tmp_path):
     run = make_rich_run(tmp_path)
     files = run.outcome_files
     docs = rq3.document_positives(files)
-    table = rq3.positives(docs, ["bert", "llama"], ["scotus", "imdb", "ecthr_a"], BOOT).data
+    table = rq3.positives(
+        docs, ["bert", "llama"], ["scotus", "imdb", "ecthr_a"], BOOT, ["bert", "llama"]
+    ).data
     raw = _outcome_rows(files)
     known = raw["biased"].notna()
     biased = raw["biased"].fillna(False).astype(bool)
@@ -191,6 +193,71 @@ def test_positives_without_predicted_discarded_mutants_say_so(tmp_path):
     assert "not predicted" in out.markdown.split("| Model")[1]
     fig = rq3.positives_figure(out.data)
     assert [ax.get_title(loc="left") for ax in fig.axes] == ["(a) Bias found", "(b) Error rate"]
+
+
+def _two_models(run: Run) -> None:
+    """bert predicted its discarded mutants (one bias-inducing); llama did not (valid only)."""
+    for model in ("bert", "llama"):
+        s = Suite("atomic-race")
+        for d in range(4):
+            doc = f"imdb-{d}"
+            s.doc(doc, TEXT, pred=(0,))
+            s.atomic(doc, "race", "British", "Pakistani", pred=(1,), role="mutant")
+            dropped = (1,) if model == "bert" and d == 0 else (0,) if model == "bert" else MISSING
+            s.atomic(doc, "race", "people", "Pakistanis", valid=False, pred=dropped, role="mutant")
+        run.add(model, "imdb", "atomic-race", [s])
+
+
+def test_total_pools_the_models_that_predicted_discarded_mutants(tmp_path):
+    """F1: RQ3.2's totals are over the models that predicted their discarded mutants (the
+    paper: its fine-tuned encoders), not over LLMs that saw valid mutants only."""
+    run = Run(tmp_path)
+    _two_models(run)
+    docs = rq3.document_positives(run.outcome_files)
+    for given in (None, ["bert"]):  # found in the outcomes, or named by the config
+        out = rq3.positives(docs, ["bert", "llama"], ["imdb"], BOOT, given)
+        rows = out.data.set_index(["model", "dataset", "mutation"])
+        total = rows.loc[("Total", "All", "all")]
+        assert (total["true_positives"], total["false_positives"]) == (4, 1)
+        assert total["false_positive_share_pct"] == pytest.approx(20.0)
+        assert rows.loc[("llama", "All", "all"), "true_positives"] == 4
+        assert not bool(rows.loc[("llama", "All", "all"), "predicted_discarded"])
+        assert "Total pools bert (the models that predicted their discarded mutants)" in (
+            " ".join(out.markdown.split())
+        )
+    # no model predicted them: Total pools every model, true positives only
+    out = rq3.positives(docs, ["bert", "llama"], ["imdb"], BOOT, [])
+    total = out.data.set_index(["model", "dataset", "mutation"]).loc[("Total", "All", "all")]
+    assert total["true_positives"] == 8
+
+
+def test_rq3_covers_orders_up_to_two(tmp_path):
+    """F2: RQ5's N=3 suite is not part of RQ3's "all mutants" (002 RQ3: 129M/132M)."""
+    run = make_rich_run(tmp_path / "run")
+    assert any(f.order == 3 for f in run.outcome_files)
+    captured = {}
+    real = rq3.document_positives
+
+    def spy(files):
+        captured["orders"] = {f.order for f in files}
+        return real(files)
+
+    shards, summaries = validity_inputs(tmp_path / "v")
+    three = shards[0]
+    extra = rq3.ValidityShard(three.track, three.dataset, "inter-body+gender+race",
+                              three.mutants, three.validity)  # fmt: skip
+    try:
+        rq3.document_positives = spy
+        built = rq3.build_tables(
+            shards=[*shards, extra], summaries=summaries, outcome_files=run.outcome_files,
+            score_files=[], datasets=["scotus", "imdb"], boot=BOOT,
+        )  # fmt: skip
+    finally:
+        rq3.document_positives = real
+    assert captured["orders"] == {1, 2}
+    all_row = built["validity"].data.set_index(["dataset", "track", "mutation"])
+    raw = raw_validity(shards)
+    assert all_row.loc[("All", "All", "all"), "generated"] == len(raw)
 
 
 def test_grammar_validity_matches_pandas(tmp_path):
@@ -289,6 +356,11 @@ def test_rq2_rq3_and_group_captions_quote_the_papers_numbers(repo):
     positives = render(3, "positives")
     assert "7,604,247" in positives and "90.71%" in positives
     assert "predicted too (invariant.keep_discarded: true)" in positives
+    paper = validate_config(load_yaml(repo / "config" / "config.yaml"))
+    assert captions.settings(paper)["keep_discarded"] == (
+        "predicted by bert, roberta, deberta, legal-bert only (invariant.keep_discarded: "
+        "[encoders]); the other models predicted valid mutants only"
+    )
     assert "73.40%" in render(3, "grammar_validity") and "79.50%" in render(3, "fig8c")
     grammar = render(2, "grammar_scores")
     assert "78.73%" in grammar and "harper" in grammar and "1000 resamples" in grammar

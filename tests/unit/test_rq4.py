@@ -37,6 +37,9 @@ def _run(tmp_path):
                 pred=(1,) if biased else (0,),
                 role="mutant",
             )
+    # x-4: a bias-inducing race mutant in a document without gender words: no child at all
+    race.doc("x-4", TEXT, pred=(0,))
+    race.atomic("x-4", "race", "British", "Pakistani", pred=(1,), role="mutant")
     run.add("gpt", "imdb", "inter-race+gender", [inter])
     run.add("gpt", "imdb", "atomic-race", [race])
     run.add("gpt", "imdb", "atomic-gender", [gender])
@@ -60,9 +63,11 @@ def plain_fig9(frame: pd.DataFrame) -> dict[str, int]:
     """Fig. 9's pooled counts, computed row by row from the stored verdicts."""
     inter = frame[frame["order"] == 2]
     base = hidden = artifact = 0
-    children, errors, with_child = set(), 0, 0
+    children, any_children, errors, with_child, with_any = set(), set(), 0, 0, 0
     for r in inter.itertuples():
         parents = list(r.parent_biased)
+        if r.valid and r.biased is not None:
+            any_children.update(r.parent_ids)
         if r.valid and r.biased is True:
             children.update(r.parent_ids)
             if r.parents_valid and all(p is not None for p in parents):
@@ -73,7 +78,9 @@ def plain_fig9(frame: pd.DataFrame) -> dict[str, int]:
         if r.valid and r.biased is True:
             errors += 1
             with_child += r.mutant_id in children
+            with_any += r.mutant_id in any_children
     return {
+        "with_any": with_any,
         "base": base,
         "hidden": hidden,
         "artifact": artifact,
@@ -96,10 +103,16 @@ def test_counterparts_match_a_plain_computation(run):
     artifact = total.loc[("intersectional", "artifact")]
     assert artifact["without_counterpart"] == want["artifact"]
     assert artifact["without_counterpart"] != inter["without_counterpart"]
+    # Fig. 9b (F5): of the bias-inducing atomic mutants that parent a valid intersectional
+    # mutant (the paper's "common to both"); over every one as a second row
     atomic = total.loc[("atomic", "definition")]
-    assert atomic["bias_inducing"] == want["errors"]
+    assert atomic["bias_inducing"] == want["with_any"]
     assert atomic["with_counterpart"] == want["with_child"]
-    assert 0 < want["with_child"] < want["errors"]
+    assert atomic["share_pct"] == pytest.approx(100 * want["with_child"] / want["with_any"])
+    every = total.loc[("atomic", rq4.EVERY_ATOMIC)]
+    assert every["bias_inducing"] == want["errors"]
+    assert every["share_pct"] == pytest.approx(100 * want["with_child"] / want["errors"])
+    assert 0 < want["with_child"] < want["with_any"] < want["errors"]
     # every share has an interval around it
     for r in table.itertuples():
         if pd.notna(r.share_pct):
@@ -115,9 +128,13 @@ def test_one_model_alone():
     assert row.loc[("intersectional", "definition"), "bias_inducing"] == 3  # x-0, x-2, x-3
     assert row.loc[("intersectional", "definition"), "without_counterpart"] == 1  # x-2
     assert row.loc[("intersectional", "artifact"), "without_counterpart"] == 1  # x-3 (E,B,E)
-    # atomic errors: race x-0, x-1; gender x-1, x-3; with a biased child: race x-0, gender x-3
+    # atomic errors with a valid child: race x-0, x-1; gender x-1, x-3; with a biased child:
+    # race x-0, gender x-3; race x-4 has no child at all (only in the "every atomic" row)
     assert row.loc[("atomic", "definition"), "bias_inducing"] == 4
     assert row.loc[("atomic", "definition"), "with_counterpart"] == 2
+    assert row.loc[("atomic", "definition"), "share_pct"] == pytest.approx(50.0)
+    assert row.loc[("atomic", rq4.EVERY_ATOMIC), "bias_inducing"] == 5
+    assert row.loc[("atomic", rq4.EVERY_ATOMIC), "share_pct"] == pytest.approx(40.0)
 
 
 def test_atomic_children_against_pandas():

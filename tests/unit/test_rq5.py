@@ -120,6 +120,8 @@ def test_runs_of_rq5_and_rq6_follow_the_paper_config(repo):
     ]
     variant_runs = runs.variant_runs(config)
     assert [(m, d) for m, d, _ in variant_runs] == [("llama2", "scotus"), ("llama2", "imdb")]
-    assert variant_runs[0][2] == ["default", "default-run2", "default-run3", "alt1", "alt2"]
+    assert variant_runs[0][2] == [
+        "default", "default-run2", "default-run3", "default-run4", "alt1", "alt2"
+    ]  # fmt: skip
     assert runs.threshold_runs(config) == [("llama2", "scotus"), ("llama2", "imdb")]
     assert config["sensitivity"]["threshold_rule"] == "exclude"

@@ -231,3 +231,39 @@ def test_accuracy_counts_each_original_once_and_keeps_what_clears_the_threshold(
     assert table.loc[50.0, "mutant_accuracy_pct"] == 100  # only d1's confident mutant is kept
     assert table.loc[50.0, "original_kept_pct"] == 50
     assert pd.isna(table.loc[99.0, "original_accuracy_pct"])  # nothing kept: no accuracy
+
+
+def test_runs_group_and_labels_follow_the_runs_decoding(tmp_path):
+    """F6: greedy repeats are labelled identical by design; sampled repeats form the runs group
+    without the greedy default run (the paper's "three additional runs")."""
+    files = _variant_run(tmp_path)
+    names = ["default", "default-run2", "alt1"]
+    counts = rq6.variant_counts(files)
+    greedy = rq6.variants(counts, ["llama"], ["imdb"], names, STATS)
+    assert greedy.data.set_index("variant").loc["default", "groups"] == "runs;prompts"
+    assert (
+        "runs (default, default-run2; greedy decoding: a local model's repeated runs are "
+        "identical by design)" in greedy.markdown
+    )
+    sampled = rq6.variants(counts, ["llama"], ["imdb"], names, STATS, runs_decoding="sampled")
+    groups = sampled.data.set_index("variant")["groups"]
+    assert (groups["default"], groups["default-run2"]) == ("prompts", "runs")
+    assert "runs (default-run2; sampled, one seed per run" in sampled.markdown
+    with pytest.raises(ValueError, match="runs_decoding 'random'"):
+        rq6.variants(counts, ["llama"], ["imdb"], names, STATS, runs_decoding="random")
+
+
+def test_rq6_captions_say_how_the_runs_decode(repo):
+    from hinter.config import load_yaml, validate_config
+    from hinter.rq import captions
+
+    paper = captions.settings(validate_config(load_yaml(repo / "config" / "config.yaml")))
+    assert paper["sensitivity_decoding"].startswith(
+        "4 run(s) of the default prompt, the default run included: the default run greedy "
+        "(Table 3), its 3 repeat(s) sampled as the original did (temperature 0.6, top-p 0.9"
+    )
+    demo = captions.settings(validate_config(load_yaml(repo / "config" / "demo.yaml")))
+    assert (
+        "all greedy: a local model's repeats are identical to the default run by design"
+        in (demo["sensitivity_decoding"])
+    )

@@ -53,8 +53,41 @@ def tables() -> dict[str, pd.DataFrame]:
         ],
         columns=["model", "dataset", "order", *counts],
     )
+    # RQ3's own tables (N <= 2): Fig. 7 counts each dataset's mutants once per track; Fig. 8b's
+    # Total pools the models that predicted their discarded mutants (bert here, not llama2)
+    validity = pd.DataFrame(
+        [
+            ("imdb", "llm", "all", 800, 50, 750, 93.75, 92.0, 95.0),
+            ("All", "All", "all", 1200, 100, 1100, 1100 / 12, 90.0, 93.0),
+        ],
+        columns=["dataset", "track", "mutation", "generated", "valid", "discarded",
+                 "discarded_pct", "low", "high"],
+    )  # fmt: skip
+    fp_cols = [f"false_positive_share_pct{s}" for s in ("", "_low", "_high")]
+    positives = pd.DataFrame(
+        [
+            ("bert", "ecthr_a", "all", 50, 70, True, 58.3, 50.0, 66.0),
+            ("bert", "All", "all", 50, 70, True, 58.3, 50.0, 66.0),
+            ("llama2", "All", "all", 4, 0, False, None, None, None),
+            ("Total", "All", "all", 50, 70, True, 58.3, 50.0, 66.0),
+        ],
+        columns=["model", "dataset", "mutation", "true_positives", "false_positives",
+                 "predicted_discarded", *fp_cols],
+    )  # fmt: skip
+    # RQ5's Table 5 (document-limited): not the full-dataset rates_by_suite rows above
+    table5 = pd.DataFrame(
+        [
+            ("llama2", "imdb", 1, 20, 1, 5.0, 1.0, 9.0, 0, None, None, None, None),
+            ("llama2", "imdb", 2, 10, 2, 20.0, 5.0, 40.0, 2, 1, 50.0, 10.0, 90.0),
+            ("llama2", "imdb", 3, 0, 0, None, None, None, 0, 0, None, None, None),
+        ],
+        columns=["model", "dataset", "attributes", "decided", "errors", "error_rate_pct",
+                 "error_rate_low_pct", "error_rate_high_pct", "hidden_base", "hidden",
+                 "hidden_rate_pct", "hidden_rate_low_pct", "hidden_rate_high_pct"],
+    )  # fmt: skip
     return {"table3": table3, "atomic_rates": atomic, "distinct_originals": distinct,
-            "rates_by_suite": by_suite}  # fmt: skip
+            "rates_by_suite": by_suite, "validity": validity, "positives": positives,
+            "table5": table5}  # fmt: skip
 
 
 def grammar_scores() -> pd.DataFrame:
@@ -118,18 +151,41 @@ def test_every_number_is_beside_the_papers_with_its_interval_verdict():
     assert diff["paper"] == pytest.approx(79.50 - 78.73)
     assert diff["run"] == pytest.approx(10.0) and diff["unit"] == "pp"
     assert diff["within"] in {"yes", "no"}
-    # RQ3: pooled over every row
-    assert rows.loc["Mutants discarded by the invariant", "run"] == pytest.approx(
-        100 * (2000 - 100) / 2000
-    )
-    assert rows.loc["False positives (bias-inducing discarded mutants)", "run"] == 100
-    assert rows.loc["True positives (bias-inducing valid mutants)", "run"] == 4
-    # RQ5: only the (model, dataset) runs with an N=3 suite: llama2 on imdb, not bert
-    assert rows.loc["Atomic error rate", "run"] == pytest.approx(100 * 1 / 40)
-    assert rows.loc["2-intersectional error rate", "run"] == pytest.approx(100 * 3 / 10)
-    assert rows.loc["2-intersectional hidden rate", "run"] == pytest.approx(100 * 1 / 3)
+    # RQ3 (F1, F2): the discarded share from Fig. 7's pooled row (N <= 2, once per track),
+    # not from rates_by_suite (every model, the N=3 suite); FP/TP from Fig. 8b's Total
+    discarded = rows.loc["Mutants discarded by the invariant"]
+    assert discarded["run"] == pytest.approx(1100 / 12)
+    assert (discarded["run_lo"], discarded["run_hi"]) == (90.0, 93.0)
+    assert discarded["note"] == "1,100 of 1,200 mutants (N ≤ 2), each counted once per track"
+    fp = rows.loc["False positives (bias-inducing discarded mutants)"]
+    assert (fp["run"], fp["note"]) == (70, "1 models (bert) on ecthr_a")
+    assert rows.loc["True positives (bias-inducing valid mutants)", "run"] == 50
+    assert rows.loc["False-positive share", "run"] == pytest.approx(58.3)
+    # RQ5 (F3): Table 5's document-limited rows, not rates_by_suite's full-dataset ones
+    assert rows.loc["Atomic error rate", "run"] == pytest.approx(5.0)
+    assert rows.loc["2-intersectional error rate", "run"] == pytest.approx(20.0)
+    assert rows.loc["2-intersectional error rate", "run_lo"] == pytest.approx(5.0)
+    assert rows.loc["2-intersectional hidden rate", "run"] == pytest.approx(50.0)
     assert pd.isna(rows.loc["3-intersectional error rate", "run"])  # nothing valid
     assert rows.loc["2-intersectional error rate", "note"] == "llama2 on imdb"
+
+
+def test_rq3_and_rq5_rows_are_not_run_without_their_tables():
+    bare = {k: v for k, v in tables().items() if k not in ("validity", "positives", "table5")}
+    rows = by_quantity(comparison.comparison_rows(bare, grammar_scores(), BOOT))
+    for q in ("Mutants discarded by the invariant", "False-positive share",
+              "False positives (bias-inducing discarded mutants)", "Atomic error rate",
+              "2-intersectional hidden rate"):  # fmt: skip
+        assert pd.isna(rows.loc[q, "run"]), q
+
+
+def test_false_positives_not_run_when_no_model_predicted_discarded_mutants():
+    t = tables()
+    t["positives"] = t["positives"].assign(predicted_discarded=False)
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    fp = rows.loc["False positives (bias-inducing discarded mutants)"]
+    assert pd.isna(fp["run"]) and fp["note"] == "discarded mutants not predicted"
+    assert rows.loc["True positives (bias-inducing valid mutants)", "run"] == 50
 
 
 def test_the_document_names_the_run_and_says_what_is_not_run():
@@ -142,7 +198,7 @@ def test_the_document_names_the_run_and_says_what_is_not_run():
         "| RQ1 | Hidden rate H, all models and datasets | 16.62 | 10.00 \\[9.00, 11.00\\] | no |"
         in md
     )
-    assert "| RQ3 | False positives (bias-inducing discarded mutants) | 7,604,247 | 100 |" in md
+    assert "| RQ3 | False positives (bias-inducing discarded mutants) | 7,604,247 | 70 |" in md
     assert (
         "| RQ2 | Grammar score of originals, intersectional sample | 78.73 | not run |  "
         "| no grammar sample |" in md

@@ -44,14 +44,14 @@ def test_paper_dag_dry_run_offline(tmp_path, run_snakemake):
     assert counts["mutate"] == expected
     assert counts["check_invariant"] == expected
     # Predictions: 4 encoders on the LexGLUE shards; Llama 2 and GPT-3.5 on every shard of the
-    # five datasets; Llama 2's four RQ6 variants (2 more runs, 2 templates) on IMDB and SCOTUS.
+    # five datasets; Llama 2's five RQ6 variants (3 more runs, 2 templates) on IMDB and SCOTUS.
     encoders = 4 * sum(n for d, n in shards.items() if d != "imdb")
     llms = 2 * sum(shards.values())
-    rq6 = 4 * (shards["imdb"] + shards["scotus"])
+    rq6 = 5 * (shards["imdb"] + shards["scotus"])
     assert counts["predict"] == encoders + llms + rq6
     # Outcomes: 16 encoder runs x 6 suites; 2 LLMs x 5 datasets x 6 suites + Llama 2's N=3 IMDB
-    # suite; the 4 variants' intersectional N=2 suites on IMDB and SCOTUS (3 each), all RQ6 reads.
-    assert counts["outcomes"] == 16 * 6 + (2 * 5 * 6 + 1) + 4 * (3 + 3)
+    # suite; the 5 variants' intersectional N=2 suites on IMDB and SCOTUS (3 each), all RQ6 reads.
+    assert counts["outcomes"] == 16 * 6 + (2 * 5 * 6 + 1) + 5 * (3 + 3)
     assert not list(tmp_path.glob("results/*")), "a dry-run must not write results"
     # The cost model (hinter estimate) counts the same jobs as Snakemake's DAG.
     jobs = estimate.stage_jobs(estimate.project(config, estimate.load_unit_costs()))
@@ -198,7 +198,7 @@ UPSTREAM = {
     "mutate": 55,  # encoder track 6 suites x 4, LLM track 6 x 5 + IMDB's N=3 suite
     "check_invariant": 55,
     "predict": 16 + 2 * 5,  # the encoders' and LLMs' default runs only, no RQ6 variant
-    "outcomes": 16 * 6 + (2 * 5 * 6 + 1),  # default variants: RQ6's 52 are not planned
+    "outcomes": 16 * 6 + (2 * 5 * 6 + 1),  # default variants: RQ6's 58 are not planned
 }
 
 
@@ -224,12 +224,16 @@ def test_rq1_plans_its_tables_figures_and_their_inputs_only(tmp_path, run_snakem
     assert counts == want
 
 
-def test_the_paper_comparison_plans_rq1_tables_and_grammar_scores_only(tmp_path, run_snakemake):
+def test_the_paper_comparison_plans_rq_tables_and_grammar_scores_only(tmp_path, run_snakemake):
     counts = _plan("paper_comparison", tmp_path, run_snakemake)
     want = {
         **UPSTREAM,
         "hidden_examples": 16 * 3 + (2 * 5 * 3 + 1),
-        "rq1_tables": 1,  # the comparison reads RQ1's tables, not its figures
+        # the comparison reads RQ1's, RQ3's and RQ5's tables, not their figures
+        "rq1_tables": 1,
+        "rq3_tables": 1,
+        "rq5_tables": 1,
+        "summarise_invariant": 4 * 2 + 1,  # Fig. 7's validity summaries (LexGLUE on 2 tracks)
         "grammar_scores": 6 * 4,  # the grammar sample: 6 models x 4 LexGLUE datasets
         "paper_comparison": 1,
     }
@@ -242,13 +246,13 @@ def test_the_paper_comparison_plans_rq1_tables_and_grammar_scores_only(tmp_path,
 
 def test_paper_rq4_rq5_rq6_plan_only_what_they_need(tmp_path, run_snakemake):
     """On the paper config (one shard per dataset): RQ5 plans Llama 2 on IMDB only, RQ6 Llama
-    2's five variants on IMDB and SCOTUS (their N=2 suites), RQ4 every default run."""
+    2's six variants on IMDB and SCOTUS (their N=2 suites), RQ4 every default run."""
     rq5 = _plan("rq5", tmp_path, run_snakemake)
     assert rq5["outcomes"] == 7 and rq5["predict"] == 1  # its 7 suites, N=3 included
     assert rq5["rq5_tables"] == 1 and "train_encoder" not in rq5
     assert not {"rq4_tables", "rq6_tables", "rq1_tables"} & set(rq5)
     rq6 = _plan("rq6", tmp_path, run_snakemake)
-    assert rq6["outcomes"] == 5 * 2 * 3 and rq6["predict"] == 5 * 2
+    assert rq6["outcomes"] == 6 * 2 * 3 and rq6["predict"] == 6 * 2
     assert "train_encoder" not in rq6 and "rq5_tables" not in rq6 and "rq4_tables" not in rq6
     rq4 = _plan("rq4", tmp_path, run_snakemake)
     assert rq4["outcomes"] == UPSTREAM["outcomes"] and rq4["predict"] == UPSTREAM["predict"]

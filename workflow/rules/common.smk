@@ -211,9 +211,11 @@ def predict_inputs(wc):
     if is_llm(wc.model):
         inputs["train"] = L.documents(wc.dataset, "train")
         variant = Variant.from_name(wc.variant)
-        if variant.run > 1 and llm_backend(wc.model) != "openai":
+        greedy = plan.decoding(config, wc.model, wc.variant) is None
+        if variant.run > 1 and llm_backend(wc.model) != "openai" and greedy:
             # greedy decoding: a repeated run gets its first run's answers from the prediction
-            # cache, so it waits for that run instead of computing them alongside it
+            # cache, so it waits for that run instead of computing them alongside it (a sampled
+            # run, sensitivity.runs_decoding, has its own seed and cache entries)
             first = Variant(variant.prompt).name
             inputs["first_run"] = L.predictions(wc.model, wc.dataset, wc.shard, first)
     else:

@@ -64,10 +64,10 @@ rule predict:
         api=lambda wc: 1 if llm_backend(wc.model) == "openai" else 0,
     params:
         kind=lambda wc: "llm" if is_llm(wc.model) else "encoder",
-        spec=lambda wc: plan.llm_spec(config, wc.model),
+        spec=lambda wc: plan.variant_spec(config, wc.model, wc.variant),
         track=lambda wc: config["mutation"]["tracks"][model_track(wc.model)],
         inference=config["models"]["inference"],
-        keep_discarded=config["invariant"]["keep_discarded"],
+        keep_discarded=lambda wc: plan.keeps_discarded(config, wc.model),
         cache_dir=config["cache_dir"],
         from_hub=not DEMO,
     script:

@@ -137,6 +137,7 @@ rule rq3_tables:
         grammar_keys=grammar_keys(),
         datasets=DATASETS,
         statistics=config["statistics"],
+        discarded_models=plan.discarded_models(config),
     script:
         "../scripts/rq3_tables.py"
 
@@ -268,6 +269,7 @@ rule rq6_tables:
         rule=config["sensitivity"]["threshold_rule"],
         statistics=config["statistics"],
         order=RQ_ORDER,
+        runs_decoding=config["sensitivity"]["runs_decoding"],
     script:
         "../scripts/rq6_tables.py"
 

@@ -10,7 +10,7 @@ from hinter.workflow import check_outputs, run
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
     written = comparison.write(
-        Path(snakemake.input.tables[0]).parent,
+        dict(zip(comparison.SOURCES, snakemake.input.tables, strict=True)),
         [
             (model, dataset, path)
             for (model, dataset), path in zip(

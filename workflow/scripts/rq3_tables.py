@@ -33,6 +33,7 @@ def main() -> None:
         ],
         datasets=list(params.datasets),
         boot=Bootstrap(**params.statistics),
+        discarded_models=list(params.discarded_models),
     )
     check_outputs(written, snakemake.output, f"{out_dir}: RQ3")
 

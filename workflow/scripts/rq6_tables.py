@@ -32,6 +32,7 @@ def main() -> None:
         rule=str(snakemake.params.rule),
         stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
         order=int(snakemake.params.order),
+        runs_decoding=str(snakemake.params.runs_decoding),
     )
     check_outputs(written, snakemake.output, f"{out_dir}: RQ6")
 

@@ -9,7 +9,9 @@ taken from the mask, so each row is the same computation as its prompt alone. Ba
 length-sorted with bounded padding. Decoding is greedy by an explicit generation config
 (``do_sample=False``, one beam, no temperature or top-p: a hub model's own generation config —
 Llama 2 chat samples at temperature 0.6 — is never used), stopping at the answer budget or the
-end of the assistant's turn. Each generated token's log-probability comes from the raw logits.
+end of the assistant's turn. A ``decoding`` setting (RQ6.1's sampled repeats) samples instead,
+each prompt from its own seeded stream (:mod:`hinter.models.sampling`). Each generated
+token's log-probability comes from the raw logits.
 bf16 on GPU, float32 on CPU; ``trust_remote_code=False``; safetensors only.
 """
 
@@ -31,6 +33,7 @@ from hinter.models.llm_loading import (
     load_chat_tokenizer,
 )
 from hinter.models.prompts import Prompt
+from hinter.models.sampling import SeededSampler, check_decoding, prompt_seed
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +43,8 @@ class TransformersChat:
     answers are all cached never loads them)."""
 
     name = "transformers"
-    deterministic = True  # greedy decoding: repeated runs give the same answers
+    # greedy, or sampled with a seed in the settings: a run's answers repeat themselves
+    deterministic = True
 
     def __init__(
         self,
@@ -50,7 +54,9 @@ class TransformersChat:
         batch_size: int = 8,
         device: str | None = None,
         key: str = "model",
+        decoding: dict | None = None,
     ):
+        self.decoding = check_decoding(decoding, key.rsplit(".", 1)[0])
         self.source = source
         self.dtype = dtype
         self.batch_size = batch_size
@@ -62,9 +68,12 @@ class TransformersChat:
         self.calls = 0  # generate() calls (a batch each)
 
     @classmethod
-    def from_model(cls, model: Any, tokenizer: Any, batch_size: int = 8) -> TransformersChat:
+    def from_model(
+        cls, model: Any, tokenizer: Any, batch_size: int = 8, decoding: dict | None = None
+    ) -> TransformersChat:
         """A backend around an already loaded model and tokenizer (benchmarks, tests)."""
         self = cls.__new__(cls)
+        self.decoding = check_decoding(decoding, "decoding")
         self.source = LLMSource("loaded", "loaded", "local", identity="loaded")
         self.dtype, self.batch_size, self.device = str(model.dtype), batch_size, None
         self.tokenizer = tokenizer
@@ -77,7 +86,16 @@ class TransformersChat:
         return identity_of(self.source)
 
     def settings(self) -> dict[str, Any]:
+        if self.decoding is not None:  # its seed keeps each run's cache entries apart
+            return {"dtype": self.dtype, "do_sample": True, **self.decoding}
         return {"dtype": self.dtype, "do_sample": False, "num_beams": 1}
+
+    def _sampler(self, docs: Sequence[Any], start: int) -> list:
+        """The logits processors of one generate call: none for greedy decoding."""
+        if self.decoding is None:
+            return []
+        seed = self.decoding["seed"]
+        return [SeededSampler(self.decoding, [prompt_seed(seed, d) for d in docs], start)]
 
     def frame(self, prompt: Prompt, context_tokens: int, max_new_tokens: int, where: str):
         return chat_frame(self.doc_tokenizer, prompt, context_tokens, max_new_tokens, where)
@@ -136,7 +154,7 @@ class TransformersChat:
         return self._prefix[prefix]
 
     def generate(self, frame: ChatFrame, docs: Sequence[np.ndarray], texts=None) -> list[dict]:
-        """Greedy answers for documents (their visible ids), reusing the prefix's KV cache."""
+        """Answers for documents (their visible ids), reusing the prefix's KV cache."""
         import torch
 
         model = self.model
@@ -170,6 +188,7 @@ class TransformersChat:
                     attention_mask=mask.to(model.device),
                     past_key_values=cache,
                     generation_config=config,
+                    logits_processor=self._sampler([docs[i] for i in rows], p + width),
                 )
             self.calls += 1
             new = result.sequences[:, p + width :].cpu()
@@ -193,7 +212,10 @@ class TransformersChat:
             )
             with torch.inference_mode():
                 result = model.generate(
-                    input_ids=ids, attention_mask=torch.ones_like(ids), generation_config=config
+                    input_ids=ids,
+                    attention_mask=torch.ones_like(ids),
+                    generation_config=config,
+                    logits_processor=self._sampler([doc], ids.shape[1]),
                 )
             self.calls += 1
             new = result.sequences[0, ids.shape[1] :].cpu()

@@ -7,9 +7,10 @@ differs is the model call and the output:
 - the model-visible input of a text is its document's first ``budget`` tokens
   (:mod:`hinter.models.context`): the instructions and examples are never cut;
 - a model call is a greedy generation (a chat backend: :mod:`hinter.models.chat_transformers`,
-  :mod:`hinter.models.chat_openai`), cached as JSON (answer text, token ends, log-probabilities)
-  under a fingerprint of the model, prompt and generation settings (plus the run index for a
-  backend whose repeated runs may differ);
+  :mod:`hinter.models.chat_openai`; RQ6.1's repeats may sample, seeded per run), cached as JSON
+  (answer text, token ends, log-probabilities) under a fingerprint of the model, prompt and
+  generation settings, a sampled run's seed included (plus the run index for a backend whose
+  repeated runs may differ);
 - a prediction is the parsed answer (:mod:`hinter.models.answers`): its label set, the raw
   answer, its status (answer | none | no_answer) and its confidence.
 
@@ -199,7 +200,8 @@ class LLMPredictor:
             "context_tokens": context,
             "max_new_tokens": budget,
             "document_tokens": self.frame.budget,
-            # greedy local decoding repeats itself: its repeated runs share one cache
+            # local decoding repeats itself (greedy, or sampled with the seed in "generation"):
+            # repeated runs share cache entries only when they decode alike
             "run": None if self.backend.deterministic else self.variant.run,
         }
         self.fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()

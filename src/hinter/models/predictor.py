@@ -55,6 +55,7 @@ def transformers_backend(
         dtype=spec.get("dtype", "auto"),
         batch_size=int(spec.get("batch_size", 8)),
         key=f"{key}.model",
+        decoding=spec.get("decoding"),  # RQ6.1's sampled repeats (hinter.plan.decoding)
     )
 
 

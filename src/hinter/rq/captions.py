@@ -58,11 +58,7 @@ def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
             f"per model and dataset, {100 * sample.get('bias_share', 0):g}% bias-inducing, "
             f"seed {sample.get('seed', '')}"
         ),
-        "keep_discarded": (
-            "predicted too (invariant.keep_discarded: true)"
-            if config["invariant"].get("keep_discarded")
-            else "not predicted (invariant.keep_discarded: false)"
-        ),
+        "keep_discarded": _keep_discarded(config),
     }
 
 
@@ -73,6 +69,39 @@ def _order_note(suite: dict[str, Any], config: dict[str, Any]) -> str:
         d for d in suite.get("datasets") or config["datasets"] if orders.get(d) == "balanced"
     ]
     return f" (of a seeded, label-balanced order on {', '.join(balanced)})" if balanced else ""
+
+
+def _keep_discarded(config: dict[str, Any]) -> str:
+    """Which models predicted the discarded mutants, as the RQ3 captions say it."""
+    keep = config["invariant"].get("keep_discarded", True)
+    if keep is True:
+        return "predicted too (invariant.keep_discarded: true)"
+    models = plan.discarded_models(config)
+    if not models:
+        return f"not predicted (invariant.keep_discarded: {str(keep).lower()})"
+    return (
+        f"predicted by {', '.join(models)} only (invariant.keep_discarded: "
+        f"[{', '.join(keep)}]); the other models predicted valid mutants only"
+    )
+
+
+def _runs_decoding(sens: dict[str, Any]) -> str:
+    """How RQ6.1's repeated runs decode, as the RQ6 captions say it."""
+    runs = int(sens.get("runs", 1))
+    counted = f"{runs} run(s) of the default prompt, the default run included"
+    if sens.get("runs_decoding", "greedy") == "sampled":
+        s = {"temperature": 0.6, "top_p": 0.9, "top_k": 50, "seed": 42,
+             **(sens.get("sampling") or {})}  # fmt: skip
+        return (
+            f"{counted}: the default run greedy (Table 3), its {runs - 1} repeat(s) sampled as "
+            f"the original did (temperature {s['temperature']:g}, top-p {s['top_p']:g}, "
+            f"top-k {s['top_k']}, run k seeded {s['seed']} + k); the runs' spread is over "
+            "the sampled repeats"
+        )
+    return (
+        f"{counted}, all greedy: a local model's repeats are identical to the default run by "
+        "design (zero variance is no finding); sensitivity.runs_decoding: sampled varies them"
+    )
 
 
 def _rq456_settings(config: dict[str, Any]) -> dict[str, Any]:
@@ -93,6 +122,7 @@ def _rq456_settings(config: dict[str, Any]) -> dict[str, Any]:
         "sensitivity_models": ", ".join(sens.get("models") or []) or "none",
         "sensitivity_datasets": ", ".join(sens.get("datasets") or []) or "none",
         "sensitivity_runs": sens.get("runs", 1),
+        "sensitivity_decoding": _runs_decoding(sens),
         "sensitivity_prompts": ", ".join(sens.get("prompts") or []) or "none",
         "thresholds": ", ".join(f"{100 * t:g}%" for t in sens.get("thresholds") or [0.0]),
         "threshold_rule": sens.get("threshold_rule", "exclude"),

@@ -28,8 +28,8 @@ from hinter.rq.render import Table, document, markdown_table, prose, write_table
 from hinter.rq.scores import difference as score_difference
 
 NAME = "paper_vs_run"
-# The RQ1 tables it reads (CSV), by name.
-SOURCES = outputs.COMPARISON_SOURCES[1]
+# The RQ tables it reads (CSV), by name.
+SOURCES = tuple(n for names in outputs.COMPARISON_SOURCES.values() for n in names)
 ALL, TOTAL = "All", "Total"
 NOT_RUN = "not run"
 COLUMNS = ["section", "quantity", "paper", "run", "run_lo", "run_hi", "unit", "within",
@@ -204,51 +204,92 @@ def _intersectional_sample(scores: pd.DataFrame) -> pd.DataFrame:
     return frame.drop_duplicates(["dataset", "group", "text_id"]).reset_index(drop=True)
 
 
-def rq3_rows(by_suite: pd.DataFrame) -> list[dict]:
-    """RQ3: the share of mutants discarded and the false vs true positives, pooled over every
-    (model, dataset, suite) tested (the paper's totals)."""
-    h = paper.HEADLINES
-    total = by_suite[["mutants", "valid", "errors", "false_positives"]].sum()
-    mutants, valid = int(total["mutants"]), int(total["valid"])
-    fp, tp = int(total["false_positives"]), int(total["errors"])
-    if mutants == 0:
-        return [_row("RQ3", q, h[k], unit=u) for q, k, u in (
-            ("Mutants discarded by the invariant", "discarded_share", "%"),
-            ("False positives (bias-inducing discarded mutants)", "false_positives", "count"),
-            ("True positives (bias-inducing valid mutants)", "true_positives", "count"),
-        )]  # fmt: skip
-    discarded = 100 * (mutants - valid) / mutants
-    note = f"{mutants - valid:,} of {mutants:,} tested mutants, every model"
-    return [
-        _row("RQ3", "Mutants discarded by the invariant", h["discarded_share"], discarded,
-             note=note),
+def _optional(tables: Mapping[str, pd.DataFrame], name: str) -> pd.DataFrame:
+    return tables.get(name, pd.DataFrame())
+
+
+def _hit(frame: pd.DataFrame, **keys) -> pd.Series | None:
+    return None if frame.empty else _lookup(frame, **keys)
+
+
+def _pct_row(section, quantity, paper_value, hit, value, low, high, note=""):
+    if hit is None or pd.isna(hit[value]):
+        return _row(section, quantity, paper_value, note=note if hit is not None else "")
+    return _row(section, quantity, paper_value, float(hit[value]), float(hit[low]),
+                float(hit[high]), note=note)  # fmt: skip
+
+
+def rq3_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
+    """RQ3 from RQ3's own tables (mutants of order N ≤ 2, as the paper's RQ3): the discarded
+    share from Fig. 7's pooled row (each dataset's mutants counted once per track, not once per
+    model), the false and true positives from Fig. 8b's Total (the models that predicted their
+    discarded mutants: the paper's 16 fine-tuned encoders on the four legal datasets)."""
+    h, p = paper.HEADLINES, paper.RQ3
+    validity, positives = _optional(tables, "validity"), _optional(tables, "positives")
+    v = _hit(validity, dataset=ALL, track=ALL, mutation="all")
+    note = ""
+    if v is not None:
+        note = (f"{int(v['discarded']):,} of {int(v['generated']):,} mutants (N ≤ 2), "
+                "each counted once per track")  # fmt: skip
+    rows = [_pct_row("RQ3", "Mutants discarded by the invariant", h["discarded_share"], v,
+                     "discarded_pct", "low", "high", note)]  # fmt: skip
+    t = _hit(positives, model=TOTAL, dataset=ALL, mutation="all")
+    predicted = t is not None and str(t["predicted_discarded"]) == "True"
+    scope = ""
+    if t is not None:
+        per_model = positives[(positives["dataset"] == ALL) & (positives["mutation"] == "all")]
+        models = [m for m, k in zip(per_model["model"], per_model["predicted_discarded"],
+                                    strict=True) if m != TOTAL and str(k) == "True"]  # fmt: skip
+        datasets = positives.loc[positives["model"].isin(models) & (positives["dataset"] != ALL),
+                                 "dataset"].drop_duplicates()  # fmt: skip
+        scope = (f"{len(models)} models ({', '.join(models)}) on {', '.join(datasets)}"
+                 if predicted else "discarded mutants not predicted")  # fmt: skip
+    fp = int(t["false_positives"]) if predicted else None
+    tp = int(t["true_positives"]) if t is not None else None
+    rows += [
         _row("RQ3", "False positives (bias-inducing discarded mutants)", h["false_positives"],
-             fp, unit="count"),
+             fp, unit="count", note=scope),
         _row("RQ3", "True positives (bias-inducing valid mutants)", h["true_positives"], tp,
-             unit="count"),
+             unit="count", note=scope if t is not None else ""),
+        _pct_row("RQ3", "False-positive share", p["false_positive_share"],
+                 t if predicted else None, "false_positive_share_pct",
+                 "false_positive_share_pct_low", "false_positive_share_pct_high", scope),
     ]  # fmt: skip
+    return rows
 
 
-def rq5_rows(by_suite: pd.DataFrame) -> list[dict]:
-    """RQ5: error and hidden rates per order over the (model, dataset) runs with an N=3 suite
-    (the paper: Llama 2 on the first 10K IMDB reviews)."""
+def rq5_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
+    """RQ5: error and hidden rates per order from RQ5's Table 5 (``rq5/table5.csv``), which
+    limits every order to the same documents (the paper: the first 10K IMDB reviews, Llama 2);
+    several (model, dataset) runs are pooled by their counts."""
     h = paper.HEADLINES
-    runs = by_suite.loc[by_suite["order"] == 3, ["model", "dataset"]].drop_duplicates()
-    part = by_suite.merge(runs, on=["model", "dataset"])
-    note = ", ".join(f"{m} on {d}" for m, d in runs.itertuples(index=False)) or NOT_RUN
+    table5 = _optional(tables, "table5")
     names = {1: "atomic", 2: "2-intersectional", 3: "3-intersectional"}
     rows = []
     for order, name in names.items():
-        c = part[part["order"] == order][["decided", "errors", "hidden_base", "hidden"]].sum()
+        part = table5[table5["attributes"] == order] if "attributes" in table5 else table5
+        runs = ", ".join(
+            f"{m} on {d}"
+            for m, d in zip(part.get("model", []), part.get("dataset", []), strict=True)
+        )
         for rate, num, den, paper_numbers in (
             ("error rate", "errors", "decided", h["rq5_error_rate"]),
             ("hidden rate", "hidden", "hidden_base", h["rq5_hidden_rate"]),
         ):
             if order not in paper_numbers:
                 continue
-            value = 100 * c[num] / c[den] if len(runs) and c[den] > 0 else None
-            rows.append(_row("RQ5", f"{name.capitalize()} {rate}", paper_numbers[order], value,
-                             note=note if value is not None else ""))  # fmt: skip
+            quantity = f"{name.capitalize()} {rate}"
+            key = rate.replace(" ", "_")
+            if len(part) == 1 and pd.notna(part.iloc[0][f"{key}_pct"]):
+                r = part.iloc[0]
+                rows.append(_row("RQ5", quantity, paper_numbers[order], float(r[f"{key}_pct"]),
+                                 float(r[f"{key}_low_pct"]), float(r[f"{key}_high_pct"]),
+                                 note=runs))  # fmt: skip
+                continue
+            c = part[[num, den]].apply(pd.to_numeric, errors="coerce").sum() if len(part) else None
+            value = 100 * c[num] / c[den] if c is not None and c[den] > 0 else None
+            rows.append(_row("RQ5", quantity, paper_numbers[order], value,
+                             note=runs if value is not None else ""))  # fmt: skip
     return rows
 
 
@@ -256,12 +297,11 @@ def comparison_rows(
     tables: Mapping[str, pd.DataFrame], grammar: pd.DataFrame, boot: Bootstrap
 ) -> pd.DataFrame:
     """Every compared number, one row each, in the order of the table."""
-    by_suite = tables["rates_by_suite"]
     rows = [
         *rq1_rows(tables),
         *grammar_rows(grammar, boot),
-        *rq3_rows(by_suite),
-        *rq5_rows(by_suite),
+        *rq3_rows(tables),
+        *rq5_rows(tables),
         *table3_rows(tables["table3"]),
     ]
     frame = pd.DataFrame(rows, columns=COLUMNS)
@@ -390,19 +430,34 @@ def read_grammar(files: Sequence[tuple[str, str, str | Path]]) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True)
 
 
+def read_tables(tables: str | Path | Mapping[str, str | Path]) -> dict[str, pd.DataFrame]:
+    """The RQ tables the comparison reads (:data:`SOURCES`): a mapping name -> CSV path, or one
+    folder holding them. A table of RQ3 or RQ5 that is absent leaves its rows "not run"."""
+    if not isinstance(tables, Mapping):
+        folder = Path(tables)
+        tables = {n: folder / f"{n}.csv" for n in SOURCES if (folder / f"{n}.csv").exists()}
+    missing = [n for n in outputs.COMPARISON_SOURCES[1] if n not in tables]
+    if missing:
+        raise FileNotFoundError(f"the comparison needs RQ1's {missing[0]}.csv")
+    return {n: _read_csv(path) for n, path in tables.items()}
+
+
+def _read_csv(path: str | Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+    except pd.errors.EmptyDataError:  # a table with no rows (e.g. Table 5 without N=3)
+        return pd.DataFrame()
+
+
 def write(
-    tables_dir: str | Path,
+    tables: str | Path | Mapping[str, str | Path],
     grammar_files: Sequence[tuple[str, str, str | Path]],
     out_dir: str | Path,
     boot: Bootstrap,
     settings: Mapping[str, Any],
     config_files: Sequence[str] = (),
 ) -> list[Path]:
-    """Read the RQ1 tables in ``tables_dir`` and the grammar scores; write the comparison's
-    CSV, Markdown and HTML to ``out_dir``."""
-    tables = {
-        n: pd.read_csv(Path(tables_dir) / f"{n}.csv", keep_default_na=False, na_values=[""])
-        for n in SOURCES
-    }
-    table = build(tables, read_grammar(grammar_files), boot, settings, config_files)
+    """Read the RQ tables (a folder or name -> path, :func:`read_tables`) and the grammar
+    scores; write the comparison's CSV, Markdown and HTML to ``out_dir``."""
+    table = build(read_tables(tables), read_grammar(grammar_files), boot, settings, config_files)
     return write_table(table, Path(out_dir) / NAME, outputs.get(PAPER, NAME).extensions)

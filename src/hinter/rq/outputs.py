@@ -163,7 +163,11 @@ COMPARISON = (
 )  # fmt: skip
 
 # The RQ tables (CSV) the comparison reads, by RQ.
-COMPARISON_SOURCES = {1: ("table3", "atomic_rates", "distinct_originals", "rates_by_suite")}
+COMPARISON_SOURCES = {
+    1: ("table3", "atomic_rates", "distinct_originals", "rates_by_suite"),
+    3: ("validity", "positives"),
+    5: ("table5",),
+}
 
 # RQ number -> its outputs, in report order. RQ2-RQ6 add theirs here; PAPER: the comparison.
 OUTPUTS: dict[int, tuple[Output, ...]] = {

@@ -30,6 +30,7 @@ from matplotlib.figure import Figure
 
 from hinter import io, rates, statistics, tables
 from hinter.errors import DataError
+from hinter.plan import RQ_ORDER
 from hinter.plots import grouped, style
 from hinter.rq import figures, outputs, paper, scores
 from hinter.rq.ordering import in_order
@@ -171,6 +172,7 @@ def read_summaries(summaries: Sequence[ValiditySummary]) -> pd.DataFrame:
         if missing:
             raise DataError(f"{s.path}: not a validity summary (no {sorted(missing)[0]} column)")
         frame = frame[frame["suite"] != "all"]
+        frame = frame[frame["suite"].map(_order) <= RQ_ORDER]
         frames.append(
             frame[["suite", "generated", "valid"]].assign(track=s.track, dataset=s.dataset)
         )
@@ -328,7 +330,9 @@ def validity(
     caption = prose(
         f"""Mutants (role = mutant, after the mutation caps) that passed the dependency
         invariant (valid) or failed it (discarded), per dataset with every track pooled (the
-        CSV also has one row per track), with {_boot_words(boot)} over original documents.
+        CSV also has one row per track; mutants counted once per track, not per model), of
+        order N ≤ {RQ_ORDER} (RQ5's higher orders are reported there), with
+        {_boot_words(boot)} over original documents.
         vs atomic: the intersectional minus the atomic discarded share (percentage points),
         paired by document, significant when its interval excludes 0.
         Paper: {PAPER["discarded_share"]:.2f}% of all mutants discarded
@@ -378,23 +382,43 @@ def _positive_rates(totals: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def pooled_models(docs: pd.DataFrame, discarded_models: Sequence[str] | None) -> list[str]:
+    """The models Fig. 8b's Total pools: those that predicted their discarded mutants (the
+    paper's RQ3.2 totals are over its fine-tuned encoders only, 001 l.426), given by the config
+    (:func:`hinter.plan.discarded_models`) or, without it, those with a discarded mutant of
+    known outcome; every model when none did (true positives only)."""
+    models = list(dict.fromkeys(docs["model"]))
+    if discarded_models is None:
+        found = docs.groupby("model")["discarded_decided"].sum()
+        discarded_models = [m for m in models if found.get(m, 0) > 0]
+    pooled = [m for m in models if m in set(discarded_models)]
+    return pooled or models
+
+
 def positives(
-    docs: pd.DataFrame, models: Sequence[str], datasets: Sequence[str], boot: Bootstrap
+    docs: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    boot: Bootstrap,
+    discarded_models: Sequence[str] | None = None,
 ) -> Table:
     """Fig. 8b's data: true positives (bias-inducing valid mutants) and false positives
     (bias-inducing discarded ones) per model, dataset and mutation kind, pooled over datasets
-    and models, with the error rates of valid and discarded mutants, their difference, and the
-    share of false positives, each with an interval."""
+    and over the models that predicted their discarded mutants (:func:`pooled_models`), with
+    the error rates of valid and discarded mutants, their difference, and the share of false
+    positives, each with an interval."""
     counts = ["generated", "discarded", *POSITIVE_INPUTS]
     if docs.empty:
         return _empty(POSITIVE_COLUMNS, "Fig. 8b — true vs false positives", "No outcomes.")
+    pooled = pooled_models(docs, discarded_models)
     parts = []
     for by_kind in (True, False):
         base = docs if by_kind else docs.assign(mutation=EVERY)
+        in_total = base[base["model"].isin(pooled)]
         parts += [
             base.assign(model_label=base["model"], dataset_label=base["dataset"]),
             base.assign(model_label=base["model"], dataset_label=ALL),
-            base.assign(model_label=TOTAL, dataset_label=ALL),
+            in_total.assign(model_label=TOTAL, dataset_label=ALL),
         ]
     view = pd.concat(parts, ignore_index=True)
     keys = ["model_label", "dataset_label", "mutation"]
@@ -435,6 +459,11 @@ def positives(
             "dataset": [*datasets, ALL],
             "mutation": _mutation_order(totals["mutation"]),
         },
+    )
+    total_scope = (
+        " (the models that predicted their discarded mutants)"
+        if len(pooled) < len(set(docs["model"]))
+        else ""
     )
     pct = ["error_rate", "discarded_error_rate", "false_positive_share", "difference"]
     for name in pct:
@@ -486,8 +515,10 @@ def positives(
         mutants with a known outcome, among valid and among discarded mutants; difference =
         discarded − valid, significant when its interval excludes 0. Pooled over datasets
         (per-dataset rows in the CSV), with {_boot_words(boot)} over original documents.
+        {TOTAL} pools {", ".join(pooled)}{total_scope}, mutants of order N ≤ {RQ_ORDER}.
         Paper: {PAPER["false_positives"]} false vs {PAPER["true_positives"]} true positives
-        ({PAPER["false_positive_share"]:.2f}% false)."""
+        ({PAPER["false_positive_share"]:.2f}% false), over its 16 fine-tuned encoders on the
+        four legal datasets."""
     )
     note = ""
     if none_predicted:
@@ -568,13 +599,21 @@ def build_tables(
     score_files: Sequence[ScoreFile],
     datasets: Sequence[str],
     boot: Bootstrap,
+    discarded_models: Sequence[str] | None = None,
 ) -> dict[str, Table]:
+    """Every RQ3 table. RQ3 covers the mutants of order N ≤ :data:`RQ_ORDER` (002 RQ3: "all
+    mutants", 129M/132M, the conference version's suites): RQ5's higher-order suites are
+    reported by RQ5 and left out here."""
+    shards = [s for s in shards if _order(s.suite) <= RQ_ORDER]
+    outcome_files = [f for f in outcome_files if f.order <= RQ_ORDER]
     models = list(dict.fromkeys(f.model for f in outcome_files))
     builders = {
         "validity": lambda: validity(
             document_validity(shards), read_summaries(summaries), datasets, boot
         ),
-        "positives": lambda: positives(document_positives(outcome_files), models, datasets, boot),
+        "positives": lambda: positives(
+            document_positives(outcome_files), models, datasets, boot, discarded_models
+        ),
         "grammar_validity": lambda: grammar_validity(scores.read_scores(score_files), boot),
     }
     return {name: builders[name]() for name in TABLES}

@@ -43,10 +43,15 @@ TOTAL = "Total"
 PAPER_SCOPE = "Paper scope"
 COLUMNS = [*RATE_COLUMNS, "mutant_id", "parent_ids"]
 # Fig. 9's per-document counts and shares.
-COUNTERPART_INPUTS = ("hidden_base", "hidden", "hidden_artifact", "atomic_errors", "with_child")
-COUNTERPART_RATES = ("inter_without_atomic", "inter_without_atomic_artifact", "atomic_with_child")
+COUNTERPART_INPUTS = ("hidden_base", "hidden", "hidden_artifact", "atomic_errors", "with_child",
+                      "with_any_child")  # fmt: skip
+COUNTERPART_RATES = ("inter_without_atomic", "inter_without_atomic_artifact", "atomic_with_child",
+                     "atomic_with_child_all")  # fmt: skip
 DEFINITION = "definition"
 ARTIFACT = "artifact"
+# Fig. 9b over every bias-inducing atomic mutant, also those that parent no valid
+# intersectional mutant (the paper's denominator is the parents only: DEFINITION)
+EVERY_ATOMIC = "every atomic"
 
 CAPTIONS = {
     "counterparts": prose(
@@ -55,10 +60,13 @@ CAPTIONS = {
         and without a bias-inducing atomic parent ("without" = hidden bias, DESIGN §2); the row
         marked artifact counts "without" by the original artifact's condition instead (atomic 1
         benign and atomic 2 biased, DESIGN §8), for comparison with the paper's 57,160 of
-        336,348. (b) Bias-inducing valid atomic mutants with and without a bias-inducing valid
-        intersectional mutant built from the same pair (N={order}). Shares in percent with
-        {level}% bootstrap intervals over original documents. "Total" pools every model;
-        "Paper scope" pools the models the paper's counts cover (Llama 2, GPT-3.5 and
+        336,348. (b) Bias-inducing valid atomic mutants that parent at least one valid
+        intersectional mutant with a known outcome (N={order}; the paper's "common to both"),
+        with and without a bias-inducing one; the row marked "every one" divides by every
+        bias-inducing valid atomic mutant instead, also those without any valid
+        intersectional mutant (e.g. a document with words of one attribute only). Shares in
+        percent with {level}% bootstrap intervals over original documents. "Total" pools every
+        model; "Paper scope" pools the models the paper's counts cover (Llama 2, GPT-3.5 and
         Legal-BERT: the original artifact kept truth tables for these only), the row to set
         beside the paper's 16.99% and 83.43%."""
     ),
@@ -222,7 +230,8 @@ def counterparts(
                 "hidden_artifact",
                 "inter_without_atomic_artifact",
             ),
-            ("atomic", DEFINITION, "atomic_errors", None, "atomic_with_child"),
+            ("atomic", DEFINITION, "with_any_child", None, "atomic_with_child"),
+            ("atomic", EVERY_ATOMIC, "atomic_errors", None, "atomic_with_child_all"),
         ):
             n = int(r[total])
             if population == "atomic":
@@ -251,6 +260,7 @@ def counterparts(
             "Bias-inducing mutants": [
                 ("(a) intersectional" if p == "intersectional" else "(b) atomic")
                 + (" — artifact's condition" if c == ARTIFACT else "")
+                + (" — every one, also without a valid child" if c == EVERY_ATOMIC else "")
                 for p, c in zip(csv["population"], csv["condition"], strict=True)
             ],
             "N": csv["bias_inducing"].astype(str),

@@ -41,7 +41,10 @@ CAPTIONS = {
     "variants": prose(
         """
         Intersectional (N={order}) error rate and hidden rate of each variant: repeated runs of
-        the default prompt (default, default-run2, ...) and alternative prompt templates, in
+        the default prompt (default-run2, ...; greedy repeats of a local model are the default
+        run by design, sampled ones draw with one seed per run and form the runs group
+        without the greedy default, as each group's note says) and alternative prompt
+        templates (greedy), in
         percent with {level}% bootstrap intervals over original documents. Versus default: the
         difference from the default variant by a paired bootstrap over the originals both
         tested ("*" = significant: the interval of the difference excludes 0). Variance: the
@@ -72,12 +75,20 @@ ACCURACY_COLUMNS = ["doc_id", "valid", "confidence_original", "confidence", "cor
                     "correct_mutant"]  # fmt: skip
 
 
-def group_of(variant: str) -> list[str]:
-    """The groups a variant belongs to: the default is in both, repeats in runs, templates in
-    prompts."""
+GREEDY, SAMPLED = "greedy", "sampled"  # sensitivity.runs_decoding
+RUNS_NOTE = {
+    GREEDY: "greedy decoding: a local model's repeated runs are identical by design",
+    SAMPLED: "sampled, one seed per run; the greedy default run is not among them",
+}
+
+
+def group_of(variant: str, runs_decoding: str = GREEDY) -> list[str]:
+    """The groups a variant belongs to: repeats in runs, templates in prompts; the default in
+    both, except that sampled repeats (``runs_decoding: sampled``, the paper's "three
+    additional runs") form the runs group without the greedy default."""
     v = Variant.from_name(variant)
     if v.is_default:
-        return [RUNS, PROMPTS]
+        return [PROMPTS] if runs_decoding == SAMPLED else [RUNS, PROMPTS]
     return [RUNS] if v.prompt == DEFAULT_VARIANT else [PROMPTS]
 
 
@@ -104,9 +115,13 @@ def variants(
     variant_names: Sequence[str],
     stats: Mapping[str, Any],
     order: int = 2,
+    runs_decoding: str = GREEDY,
 ) -> Table:
     """Fig. 11's data: per (model, dataset, variant) the two rates with intervals, and each
-    non-default variant's difference from the default with its p-value."""
+    non-default variant's difference from the default with its p-value. ``runs_decoding``:
+    how the repeated runs decoded (:func:`group_of`), said beside the runs' spread."""
+    if runs_decoding not in RUNS_NOTE:
+        raise ValueError(f"sensitivity.runs_decoding {runs_decoding!r}: use greedy or sampled")
     keys = ["model", "dataset", "variant"]
     grid = ci.intervals(
         doc_counts, statistics.RATE_INPUTS, statistics.rate_table, RATES, keys, **stats
@@ -115,7 +130,7 @@ def variants(
     records = []
     for _, r in grid.iterrows():
         record = {k: r[k] for k in keys}
-        record["groups"] = ";".join(group_of(r["variant"]))
+        record["groups"] = ";".join(group_of(r["variant"], runs_decoding))
         for c in ("decided", "errors", "hidden_base", "hidden"):
             record[c] = int(r[c])
         for c in ci.columns(RATES):
@@ -156,15 +171,17 @@ def variants(
         notes = [r[f"_{rate}_sentence"] for r in part for rate in RATES if f"_{rate}_sentence" in r]
         for group in (RUNS, PROMPTS):
             members = [r for r in part if group in r["groups"].split(";")]
-            if len(members) > 1:
+            alone = group == RUNS and runs_decoding == SAMPLED  # one sampled run: said too
+            if len(members) > 1 or (alone and members):
                 for rate in RATES:
                     values = pd.Series([r[f"{rate}_pct"] for r in members], dtype=float)
                     values = values.dropna()  # a variant with nothing to divide has no rate
                     if values.empty:
                         continue
                     variance = f"{values.var(ddof=1):.2f}" if len(values) > 1 else "–"
+                    how = f"; {RUNS_NOTE[runs_decoding]}" if group == RUNS else ""
                     notes.append(
-                        f"{group} ({', '.join(r['variant'] for r in members)}), "
+                        f"{group} ({', '.join(r['variant'] for r in members)}{how}), "
                         f"{rate.replace('_', ' ')}: {values.min():.2f}–{values.max():.2f}, "
                         f"mean {values.mean():.2f}, variance {variance}"
                     )
@@ -364,6 +381,7 @@ def write_tables(
     rule: str,
     stats: Mapping[str, Any],
     order: int = 2,
+    runs_decoding: str = GREEDY,
 ) -> list[Path]:
     """Write every RQ6 table to ``out_dir``; the paths written."""
     if rule not in rates.THRESHOLD_RULES:
@@ -372,7 +390,13 @@ def write_tables(
         )
     builders = {
         "variants": lambda: variants(
-            variant_counts(variant_files, order), models, datasets, variant_names, stats, order
+            variant_counts(variant_files, order),
+            models,
+            datasets,
+            variant_names,
+            stats,
+            order,
+            runs_decoding,
         ),
         "thresholds": lambda: thresholds_table(
             threshold_counts(threshold_files, thresholds, order),
