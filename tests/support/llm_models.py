@@ -4,7 +4,6 @@ session), a tiny random Llama with its tokenizer, demo-like datasets on disk."""
 from __future__ import annotations
 
 import os
-
 import shutil
 from pathlib import Path
 
