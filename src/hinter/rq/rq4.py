@@ -11,7 +11,7 @@
   (atomic A, atomic B, intersectional A×B); for N=3 an UpSet plot of four sets.
 
 Counts come from :mod:`hinter.rates`, read one (model, dataset) at a time; every share gets a
-bootstrap interval over original documents (:mod:`hinter.rq.ci`).
+bootstrap interval over original documents (:mod:`hinter.rq.intervals`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import suite_attributes
 from hinter.plots import rq4 as charts
-from hinter.rq import ci, figures, outputs
+from hinter.rq import figures, intervals, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 from hinter.rq.render import Table, document, markdown_table, prose, write_table
@@ -151,11 +151,13 @@ def collect(files: Sequence[OutcomeFile], order: int = 2) -> tuple[pd.DataFrame,
 def _pooled(doc_counts: pd.DataFrame, inputs, statistic, rates_, stats) -> pd.DataFrame:
     """Per (model, dataset), per model over datasets, and over everything (All / Total)."""
     parts = [
-        ci.intervals(doc_counts, inputs, statistic, rates_, ["model", "dataset"], **stats),
-        ci.intervals(
+        intervals.totals_intervals(
+            doc_counts, inputs, statistic, rates_, ["model", "dataset"], **stats
+        ),
+        intervals.totals_intervals(
             doc_counts, inputs, statistic, rates_, ["model"], ("dataset", "doc_id"), **stats
         ).assign(dataset=ALL),
-        ci.intervals(
+        intervals.totals_intervals(
             doc_counts.assign(model=TOTAL, dataset=ALL),
             inputs,
             statistic,
@@ -232,7 +234,8 @@ def counterparts(
             "With counterpart": csv["with_counterpart"].astype(str),
             "Without counterpart": csv["without_counterpart"].astype(str),
             "Share (%)": [
-                f"{s}: " + ci.cell(r, "share") for s, r in zip(csv["share"], records, strict=True)
+                f"{s}: " + intervals.percent_cell(r, "share")
+                for s, r in zip(csv["share"], records, strict=True)
             ],
         }
     )
@@ -339,7 +342,9 @@ def venn(
                     {
                         "Region": [x["name"] for x in total],
                         "Originals": [str(x["originals"]) for x in total],
-                        "Share of the union (%)": [ci.cell(x, "share") for x in total],
+                        "Share of the union (%)": [
+                            intervals.percent_cell(x, "share") for x in total
+                        ],
                     }
                 ),
                 right=["Originals"],
