@@ -19,6 +19,9 @@ re-decides every pair under that confidence threshold from the stored flips and 
 
 Threshold 0 keeps every pair under both rules.
 
+The counting functions decide the rows themselves (:func:`verdicts`), or take the verdicts as
+``given=`` when a caller takes several counts of one outcome file and decides its rows once.
+
 Definitions (denominators count mutants with a known outcome; a model error is no outcome):
 
 - error rate = bias-inducing valid mutants / valid mutants;
@@ -207,6 +210,18 @@ def hidden_as_in_artifact(
     return verdicts(outcomes, threshold)["hidden_artifact"]
 
 
+def _verdicts(
+    frame: pd.DataFrame, threshold: float | None, rule: str, given: pd.DataFrame | None
+) -> pd.DataFrame:
+    """The :func:`verdicts` of ``frame``, or ``given``: the caller's, computed once for the
+    several counts it takes of one outcome file (under the same threshold and rule)."""
+    if given is None:
+        return verdicts(frame, threshold, rule)
+    if not given.index.equals(frame.index):
+        raise ValueError("the verdicts given are not those of these outcome rows")
+    return given
+
+
 def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
     missing = [c for c in by if c not in frame.columns]
     if missing:
@@ -215,7 +230,11 @@ def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
 
 
 def indicators(
-    outcomes: pd.DataFrame | pa.Table, threshold: float | None = None, rule: str = EXCLUDE
+    outcomes: pd.DataFrame | pa.Table,
+    threshold: float | None = None,
+    rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per outcome row, its contribution (0 or 1) to each count of ``COUNT_COLUMNS``.
 
@@ -223,7 +242,7 @@ def indicators(
     in :mod:`hinter.group_bias`) sums the same columns. Aligned with the input's index.
     """
     frame = _as_frame(outcomes)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     valid, known, biased = v["valid"], v["known"], v["biased"]
     return pd.DataFrame(
         {
@@ -250,11 +269,13 @@ def counts(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The counts behind every rate (``COUNT_COLUMNS``), one row per group of ``by``."""
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    ind = indicators(frame, threshold, rule)
+    ind = indicators(frame, threshold, rule, given=given)
     return _sum(pd.concat([frame[by], ind], axis=1), by, COUNT_COLUMNS)
 
 
@@ -291,6 +312,8 @@ def truth_table(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Counts of every truth-table cell (and "parent discarded") per group and order.
 
@@ -299,7 +322,7 @@ def truth_table(
     """
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     rows = frame.loc[v["intersectional"], [*by, "order"]].copy()
     rows["pattern"] = v.loc[v["intersectional"], "pattern"]
     rows = rows[rows["pattern"].notna()]
@@ -320,13 +343,15 @@ def document_flags(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per original (``by`` + doc_id): ``tested`` (>= 1 valid mutant with a known outcome) and
     ``bias_inducing`` (>= 1 bias-inducing valid mutant). Flags of several suites of the same
     originals combine with :func:`combine_flags` before :func:`distinct_originals`."""
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     flags = frame[[*by, "doc_id"]].copy()
     flags["tested"] = v["valid"] & v["known"]
     flags["bias_inducing"] = v["valid"] & v["biased"]
@@ -366,6 +391,8 @@ def correctness(
     threshold: float | None = None,
     population: str = "errors",
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Right / wrong / no-answer counts of originals and mutants (paper Fig. 6), over the
     bias-inducing valid mutants (``population="errors"``) or the hidden ones (``"hidden"``);
@@ -374,7 +401,7 @@ def correctness(
         raise ValueError(f"population must be 'errors' or 'hidden', not {population!r}")
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     chosen = (v["valid"] & v["biased"]) if population == "errors" else v["hidden"]
     rows = frame.loc[chosen]
     records = []

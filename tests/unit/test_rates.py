@@ -305,3 +305,38 @@ def test_empty_denominators_give_nan_and_unknown_groups_fail():
     assert math.isnan(rates.rate(1, 0)) and rates.rate(1, 4) == 0.25
     with pytest.raises(KeyError, match="model"):
         rates.counts(suite.outcomes(), by=["model"])
+
+
+@pytest.mark.parametrize("threshold", [None, 0.5])
+def test_collect_decides_each_outcome_file_once(tmp_path, monkeypatch, threshold):
+    """The RQ tables take seven counts of an intersectional file: its rows are decided once
+    (rates.verdicts), and every count equals the one that decides the rows itself."""
+    import pyarrow.parquet as pq
+
+    from hinter.rq.outcomes import (
+        RATE_COLUMNS,
+        THRESHOLD_COLUMNS,
+        OutcomeFile,
+        collect,
+        read_outcomes,
+    )
+
+    files = []
+    for s, name in enumerate(SUITES[:3]):
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(random_suite(name, seed=40 + s).outcomes(threshold=0.3), path)
+        files.append(OutcomeFile("m", "imdb", name, path))
+    decide, calls = rates.verdicts, []
+    monkeypatch.setattr(rates, "verdicts", lambda *a, **k: calls.append(1) or decide(*a, **k))
+    got = collect(files, threshold=threshold)
+    assert len(calls) == len(files)
+    monkeypatch.setattr(rates, "verdicts", decide)
+    frames = [read_outcomes(f, RATE_COLUMNS + THRESHOLD_COLUMNS) for f in files]
+    key = ["model", "dataset", "suite", "order"]
+    expected = pd.concat([rates.counts(f, key, threshold) for f in frames], ignore_index=True)
+    pd.testing.assert_frame_equal(got.counts, expected)
+    by = ["model", "dataset", "suite"]
+    truth = pd.concat([rates.truth_table(f, by, threshold) for f in frames[1:]], ignore_index=True)
+    pd.testing.assert_frame_equal(got.truth, truth)
+    with pytest.raises(ValueError, match="not those of these outcome rows"):
+        rates.counts(frames[0], key, given=rates.verdicts(frames[0].iloc[1:]))
