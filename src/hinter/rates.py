@@ -43,7 +43,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hinter.oracle import PARENT_DISCARDED, patterns
+from hinter.oracle import PARENT_DISCARDED, biased_pairs, confident, patterns
 
 # Columns of a counts table, in display order.
 COUNT_COLUMNS = (
@@ -77,15 +77,6 @@ def rate(numerator: float, denominator: float) -> float:
 
 def _as_frame(outcomes: pd.DataFrame | pa.Table) -> pd.DataFrame:
     return outcomes.to_pandas() if isinstance(outcomes, pa.Table) else outcomes
-
-
-def confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
-    """The oracle's rule (:func:`hinter.oracle.is_confident`), vectorised: at float32, the
-    precision confidences are stored with."""
-    if threshold <= 0:
-        return np.ones(len(confidence), dtype=bool)
-    with np.errstate(invalid="ignore"):
-        return ~np.isnan(confidence) & (confidence.astype(np.float32) >= np.float32(threshold))
 
 
 def _nullable_bool(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -147,9 +138,9 @@ def verdicts(
             p_known = p_known & ok_parent
             biased = flipped & known
             p_biased = p_flipped & p_known
-        else:  # below the threshold: benign
-            biased = flipped & ok_mutant
-            p_biased = p_flipped & ok_parent
+        else:  # below the threshold: benign, as the oracle decides
+            biased = biased_pairs(flipped, ok_original, ok_mutant)
+            p_biased = biased_pairs(p_flipped, ok_original[rows], ok_parent)
 
     any_parent_biased = np.bincount(rows, weights=p_biased, minlength=n) > 0
     parents_known = np.bincount(rows, weights=~p_known, minlength=n) == 0

@@ -13,7 +13,7 @@ import pytest
 from oracle_cases import ATTRIBUTE_WORDS, MISSING, TEXT, Suite, add_case
 
 from hinter import rates
-from hinter.oracle import PARENT_DISCARDED, is_confident, suite_attributes
+from hinter.oracle import PARENT_DISCARDED, confident, suite_attributes
 
 SUITES = ("atomic-race", "inter-race+gender", "inter-body+race", "inter-body+gender+race")
 
@@ -155,9 +155,9 @@ def test_a_stored_confidence_equal_to_the_threshold_clears_it():
     """Confidences are float32 in the tables: 0.9 is stored as 0.8999999762 and must still
     clear a threshold of 0.9, in the oracle and in the vectorised re-decision alike."""
     stored = np.array([0.9, 0.8999, np.nan], dtype=np.float32)
-    assert [is_confident(float(c), 0.9) for c in stored] == [True, False, False]
     for column in (stored, stored.astype(np.float64)):  # as read, or widened by a merge
-        assert rates.confident(column, 0.9).tolist() == [True, False, False]
+        assert confident(column, 0.9).tolist() == [True, False, False]
+    assert rates.confident is confident  # one rule for the oracle and the re-decision
 
 
 @pytest.mark.parametrize("threshold", [0.0, 0.5, 0.9])
@@ -171,7 +171,7 @@ def test_accuracy_counts_equal_a_plain_pandas_recomputation(threshold):
             ("originals", originals, "confidence_original", "correct_original"),
             ("mutants", mutants, "confidence", "correct_mutant"),
         ):
-            kept = rows[[is_confident(c, threshold) for c in rows[conf]]]
+            kept = rows[[bool(c >= np.float32(threshold)) or threshold == 0 for c in rows[conf]]]
             assert got.loc[model, name] == len(rows)
             assert got.loc[model, f"{name}_kept"] == len(kept)
             assert got.loc[model, f"{name}_right"] == int((kept[correct] == "right").sum())
