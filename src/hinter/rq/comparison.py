@@ -22,9 +22,9 @@ from hinter import io
 from hinter.grammaticality.stage import SCORES
 from hinter.grammaticality.summary import pooled_scores
 from hinter.layout import PAPER
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import intervals, outputs, paper
 from hinter.rq.intervals import Bootstrap
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 
 NAME = "paper_vs_run"
 # The RQ1 tables it reads (CSV), by name.

@@ -25,11 +25,11 @@ from matplotlib.figure import Figure
 
 from hinter import group_bias, io, statistics, tables
 from hinter.plots import heatmap, style
+from hinter.render import Table, document, markdown_table, percent, prose, write_table
 from hinter.rq import figures, outputs
 from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
-from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 log = logging.getLogger(__name__)
 

@@ -17,13 +17,13 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, patterns
 from hinter.plots import charts, style
+from hinter.render import Table, document, markdown_table, percent, prose, write_table
 from hinter.rq import figures, intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import Collected, OutcomeFile, collect, concat
 from hinter.rq.outcomes import kind as outcome_kind
-from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 TABLES = outputs.names(1, outputs.TABLE)
 DEFAULT_BOOTSTRAP = Bootstrap()  # the config's defaults; the rule passes the run's

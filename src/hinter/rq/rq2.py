@@ -16,8 +16,8 @@ from matplotlib.figure import Figure
 
 from hinter.plots import grouped, style
 from hinter.rq import figures, outputs, paper, scores
+from hinter.render import Table, prose, write_table
 from hinter.rq.intervals import Bootstrap
-from hinter.rq.render import Table, prose, write_table
 from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, ScoreFile
 
 TABLES = outputs.names(2, outputs.TABLE)

@@ -31,13 +31,13 @@ from matplotlib.figure import Figure
 from hinter import io, rates, statistics, tables
 from hinter.errors import DataError
 from hinter.plots import grouped, style
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import figures, outputs, paper, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.intervals import cell as interval_cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 from hinter.rq.outcomes import kind as kind_of
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 from hinter.rq.scores import ALL as ALL_OUTCOMES
 from hinter.rq.scores import ScoreFile
 

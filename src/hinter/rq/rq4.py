@@ -28,10 +28,10 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import suite_attributes
 from hinter.plots import rq4 as charts
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import figures, intervals, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 
 log = logging.getLogger(__name__)
 

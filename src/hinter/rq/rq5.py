@@ -18,11 +18,11 @@ import pandas as pd
 
 from hinter import io, statistics, tables
 from hinter.errors import DataError
+from hinter.render import Table, document, markdown_table, percent, prose, write_table
 from hinter.rq import intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
-from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 log = logging.getLogger(__name__)
 

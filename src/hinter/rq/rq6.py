@@ -23,10 +23,10 @@ from matplotlib.figure import Figure
 from hinter import rates, statistics
 from hinter.layout import DEFAULT_VARIANT, Variant
 from hinter.plots import rq6 as charts
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import figures, intervals, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 from hinter.rq.rq5 import comparison_sentence
 
 log = logging.getLogger(__name__)

@@ -25,10 +25,10 @@ from hinter import io
 from hinter.grammaticality import SCORES, pooled_scores
 from hinter.grammaticality.summary import pooled_frame
 from hinter.plots import style
+from hinter.render import Table, document, markdown_table
 from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import kind as kind_of
-from hinter.rq.render import Table, document, markdown_table
 from hinter.statistics import bootstrap
 
 CLUSTER = ("dataset", "doc_id")
