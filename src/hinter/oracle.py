@@ -1,4 +1,4 @@
-"""Metamorphic oracle (DESIGN §2): the outcome of every mutant of one suite for one model.
+"""Metamorphic oracle (docs/design.md §2): the outcome of every mutant of one suite for one model.
 
 A mutant is *bias-inducing* when the model's label set for it differs from the set for its
 original. An intersectional mutant is a *hidden* bias when it is valid and bias-inducing while
@@ -396,7 +396,8 @@ def _parents(
 def _hidden(
     valid: bool, biased: bool | None, parents_valid: bool, parent_biased: Sequence[bool | None]
 ) -> bool | None:
-    """DESIGN §2 / Algorithm 1 l. 22–29: valid, bias-inducing, all parents valid and benign."""
+    """docs/design.md §2 / Algorithm 1 l. 22–29: valid, bias-inducing, all parents valid and
+    benign."""
     if not valid or biased is False or not parents_valid or any(b is True for b in parent_biased):
         return False
     if biased is None or any(b is None for b in parent_biased):

@@ -1,4 +1,4 @@
-"""Every rate of DESIGN §2, computed from outcome rows (``hinter.tables.OUTCOMES``).
+"""Every rate of docs/design.md §2, computed from outcome rows (``hinter.tables.OUTCOMES``).
 
 Rates are *pooled counts*, as in the paper: counts are summed over whatever is pooled (shards,
 suites, datasets, models) and divided once, never averaged over groups. So counting
@@ -187,7 +187,7 @@ def verdicts(
 
 
 def hidden(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.Series:
-    """Hidden intersectional bias (DESIGN §2, Algorithm 1 l. 22–29): the mutant is valid and
+    """Hidden intersectional bias (docs/design.md §2, Algorithm 1 l. 22–29): the mutant is valid and
     bias-inducing, all its atomic parents are valid, and every parent is benign."""
     return verdicts(outcomes, threshold)["hidden"]
 
@@ -196,8 +196,8 @@ def hidden_as_in_artifact(
     outcomes: pd.DataFrame | pa.Table, threshold: float | None = None
 ) -> pd.Series:
     """COMPATIBILITY ONLY, NOT the definition: the condition behind the original artifact's
-    RQ4.1 hidden count (DESIGN §8), which Python read as "atomic 1 benign and atomic 2 biased"
-    (cell ``E,B,E`` for N=2; for N=3 the third parent is ignored). Use :func:`hidden`."""
+    RQ4.1 hidden count (docs/design.md §8), which Python read as "atomic 1 benign and atomic 2
+    biased" (cell ``E,B,E`` for N=2; for N=3 the third parent is ignored). Use :func:`hidden`."""
     return verdicts(outcomes, threshold)["hidden_artifact"]
 
 
@@ -544,7 +544,7 @@ def add_counterpart_rates(totals: pd.DataFrame) -> pd.DataFrame:
     """Fig. 9's shares from pooled counts (fractions, NaN when nothing was counted):
     ``inter_without_atomic`` = hidden / hidden_base (bias-inducing intersectional mutants with
     valid parents none of which is bias-inducing: the hidden rate), its original-artifact
-    variant ``inter_without_atomic_artifact`` (DESIGN §8), and ``atomic_with_child`` =
+    variant ``inter_without_atomic_artifact`` (docs/design.md §8), and ``atomic_with_child`` =
     with_child / atomic_errors."""
     out = totals.copy()
     out["inter_without_atomic"] = ratio(out, "hidden", "hidden_base")

@@ -82,7 +82,7 @@ def world(threshold: float = 0.0, seed: int = 0) -> pd.DataFrame:
 
 
 def plain_rates(frame: pd.DataFrame) -> dict[str, float]:
-    """The DESIGN §2 definitions written row by row, independently of hinter.rates."""
+    """The docs/design.md §2 definitions written row by row, independently of hinter.rates."""
     n_valid = n_errors = n_generated = n_base = n_hidden = n_fp = 0
     for row in frame.itertuples(index=False):
         n_generated += 1

@@ -1,7 +1,7 @@
 """Fine-tuning of encoder classifiers with the LexGLUE recipe (HF transformers ``Trainer``).
 
-The recipe (DESIGN §7): AdamW with the Trainer's default schedule (linear decay, no warm-up),
-lr 3e-5; evaluate and save every epoch; keep the epoch with the best
+The recipe (docs/design.md §7): AdamW with the Trainer's default schedule (linear decay, no
+warm-up), lr 3e-5; evaluate and save every epoch; keep the epoch with the best
 validation micro-F1; stop after ``patience`` epochs without improvement; multi-label tasks use
 BCE on the logits (label positive iff logit > 0), multi-class tasks cross-entropy (argmax);
 inputs truncated to ``max_length`` tokens; mixed precision only when a GPU is present.

@@ -1,4 +1,5 @@
-"""RQ2 grammatical validity (DESIGN §3): paper Fig. 8a and its table, under ``results/<run>/rq2/``.
+"""RQ2 grammatical validity (docs/design.md §3): paper Fig. 8a and its table, under
+``results/<run>/rq2/``.
 
 Grammar scores of originals vs valid mutants, atomic vs intersectional, bias-inducing vs benign,
 pooled over every grammar run's balanced sample (:mod:`hinter.grammaticality`), with bootstrap
@@ -15,8 +16,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from hinter.plots import grouped, style
-from hinter.rq import figures, outputs, paper, scores
 from hinter.render import Table, prose, write_table
+from hinter.rq import figures, outputs, paper, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, ScoreFile
 

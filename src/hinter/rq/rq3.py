@@ -1,4 +1,4 @@
-"""RQ3 the dependency invariant (DESIGN §3): paper Figs. 7, 8b, 8c and their tables, under
+"""RQ3 the dependency invariant (docs/design.md §3): paper Figs. 7, 8b, 8c and their tables, under
 ``results/<run>/rq3/``.
 
 - ``validity`` / Fig. 7 (RQ3.1): valid vs discarded mutants per dataset, all / intersectional /

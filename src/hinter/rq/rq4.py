@@ -1,10 +1,10 @@
-"""RQ4 atomic vs intersectional bias (DESIGN §3): paper Figs. 9 and 10 and their data, under
+"""RQ4 atomic vs intersectional bias (docs/design.md §3): paper Figs. 9 and 10 and their data, under
 ``results/<run>/rq4/``.
 
 - Fig. 9a: bias-inducing valid intersectional mutants (with valid atomic parents) with / without
-  a bias-inducing atomic parent — "without" is the hidden bias of DESIGN §2; the original
-  artifact's condition ("atomic 1 benign and atomic 2 biased", DESIGN §8) is kept beside it as a
-  labelled compatibility row and figure;
+  a bias-inducing atomic parent — "without" is the hidden bias of docs/design.md §2; the original
+  artifact's condition ("atomic 1 benign and atomic 2 biased", docs/design.md §8) is kept beside it
+  as a labelled compatibility row and figure;
 - Fig. 9b: bias-inducing valid atomic mutants with / without a bias-inducing valid
   intersectional mutant built from the same pair (a "child");
 - Fig. 10: bias-inducing originals of each attribute pair as a Venn diagram of three sets

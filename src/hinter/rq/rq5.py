@@ -1,4 +1,4 @@
-"""RQ5 scalability to three attributes (DESIGN §3): paper Table 5 (atomic, 2- and
+"""RQ5 scalability to three attributes (docs/design.md §3): paper Table 5 (atomic, 2- and
 3-intersectional mutants: generated, valid, errors, hidden) and a Table-6-style example, under
 ``results/<run>/rq5/``.
 

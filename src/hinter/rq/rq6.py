@@ -1,4 +1,4 @@
-"""RQ6 sensitivity (DESIGN §3): paper Fig. 11 (error and hidden rates over repeated runs and
+"""RQ6 sensitivity (docs/design.md §3): paper Fig. 11 (error and hidden rates over repeated runs and
 alternative prompt templates) and Fig. 12 (error and hidden rates, and the model's accuracy,
 against a confidence threshold), with their data, under ``results/<run>/rq6/``.
 
