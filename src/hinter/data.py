@@ -1,8 +1,9 @@
 """Datasets under test: facts, hub download, normalisation to the documents table, sharding.
 
-Every dataset becomes ``<split>.parquet`` files with columns ``doc_id, text, labels`` (DESIGN §4)
+Every dataset becomes ``<split>.parquet`` files with columns ``doc_id, text, labels``
+(docs/design.md §4)
 and a sidecar ``meta.json`` (label names, task type, source and revision, row counts). The facts
-of DESIGN §7 are checked on every download, so a changed upstream dataset fails loudly.
+of docs/design.md §7 are checked on every download, so a changed upstream dataset fails loudly.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ SCOTUS_ISSUE_AREAS = tuple(str(i) for i in range(1, 14))
 
 @dataclass(frozen=True)
 class DatasetFacts:
-    """What we know of a dataset and check after every download (DESIGN §7)."""
+    """What we know of a dataset and check after every download (docs/design.md §7)."""
 
     name: str
     task_type: str  # multi_label | multi_class
@@ -297,7 +298,7 @@ def check_facts(
     check_sizes: bool,
     where: str,
 ) -> None:
-    """Label space, label names, labels present and split sizes as DESIGN §7 states them."""
+    """Label space, label names, labels present and split sizes as docs/design.md §7 states them."""
     if len(label_names) != facts.n_labels:
         raise DataError(
             f"{where}: {len(label_names)} labels, expected {facts.n_labels}"

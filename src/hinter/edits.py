@@ -1,8 +1,8 @@
 """Mutants as edits: non-overlapping replacements of character spans of the original text.
 
-Mutants are stored as edits, never as full texts (DESIGN §4); every stage that needs a mutant's
-text calls :func:`apply_edits`. A mutant's id is derived from its document and its edits, so the
-same mutant gets the same id in every suite, run and machine.
+Mutants are stored as edits, never as full texts (docs/design.md §4); every stage that needs
+a mutant's text calls :func:`apply_edits`. A mutant's id is derived from its document and its
+edits, so the same mutant gets the same id in every suite, run and machine.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 ``hinter estimate --configfile config/config.yaml`` (``make estimate``). Three ingredients:
 
-- the workload the config implies: tested documents per dataset (the split sizes of DESIGN §7,
-  ``hinter.data.FACTS``), their mean length (the datasets' published byte counts), the
+- the workload the config implies: tested documents per dataset (the split sizes of docs/design.md
+§7, ``hinter.data.FACTS``), their mean length (the datasets' published byte counts), the
   model-visible window of each track, and the mutants per document (below);
 - unit costs measured on this machine (``resources/costs/unit_costs.json``, written by
   ``tests/benchmarks/measure_costs.py`` with its command and date): CPU seconds per generated

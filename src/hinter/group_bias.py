@@ -368,27 +368,3 @@ def group_document_counts(
     keys = [*by, "attributes", "group"]
     frame = frame.drop(columns=["attributes"]).assign(attributes=attributes, group=group)
     return statistics.document_counts(frame, by=keys, threshold=threshold)
-
-
-def group_intervals(
-    outcomes: pd.DataFrame,
-    pairs: pd.DataFrame,
-    by: Sequence[str] = (),
-    side: str = "target",
-    threshold: float | None = None,
-    cluster: Sequence[str] = ("doc_id",),
-    resamples: int = 2000,
-    seed: int = 0,
-    confidence: float = 0.95,
-) -> pd.DataFrame:
-    """Bootstrap intervals (over original documents) of every group's error rate.
-
-    One row per (``by``, attribute combination, group): ``by...``, ``attributes`` (``race``,
-    ``race+gender``), ``group`` (as in :func:`group_rates`), ``estimate``, ``low``, ``high``,
-    ``documents``, ``resamples`` (:func:`hinter.statistics.bootstrap_rates`).
-    """
-    keys = [*by, "attributes", "group"]
-    docs = group_document_counts(outcomes, pairs, by, side, threshold)
-    table = statistics.bootstrap_rates(docs, keys, cluster, resamples, seed, confidence)
-    table = table[table["rate"] == "error_rate"].drop(columns=["rate"])
-    return table.dropna(subset=["estimate"]).reset_index(drop=True)

@@ -1,4 +1,5 @@
-"""The run directory: every path of a run, in one place (DESIGN §4, README "Where results land").
+"""The run directory: every path of a run, in one place (docs/design.md §4, README "Where results
+land").
 
 Rules (through ``workflow/rules/common.smk``), the CLI, the RQ modules, notebooks and tests build
 paths only here. Every method takes the keys of a file (model, dataset, suite, shard, ...) and

@@ -1,4 +1,4 @@
-"""Metamorphic oracle (DESIGN §2): the outcome of every mutant of one suite for one model.
+"""Metamorphic oracle (docs/design.md §2): the outcome of every mutant of one suite for one model.
 
 A mutant is *bias-inducing* when the model's label set for it differs from the set for its
 original. An intersectional mutant is a *hidden* bias when it is valid and bias-inducing while
@@ -22,7 +22,6 @@ Conventions (documented in ``hinter.tables.OUTCOMES``):
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
@@ -85,16 +84,22 @@ def label_key(labels: Iterable[int] | None) -> str | None:
     return ",".join(str(v) for v in sorted({int(v) for v in labels}))
 
 
-def is_confident(confidence: float | None, threshold: float) -> bool:
-    """Whether a prediction clears the threshold; with threshold 0 every prediction does.
+def confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
+    """Which predictions clear the threshold (with threshold 0 every prediction does; without
+    a confidence none does): the one rule behind "biased", which the oracle applies when it
+    writes the outcomes and :func:`hinter.rates.verdicts` when it re-decides them.
 
     Confidences are stored as float32, so the comparison is made at that precision: a stored
     0.9 (0.8999999762 as a double) clears a threshold of 0.9."""
     if threshold <= 0:
-        return True
-    if confidence is None or math.isnan(confidence):
-        return False
-    return bool(np.float32(confidence) >= np.float32(threshold))
+        return np.ones(len(confidence), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        return ~np.isnan(confidence) & (confidence.astype(np.float32) >= np.float32(threshold))
+
+
+def biased_pairs(flipped: np.ndarray, ok_original: np.ndarray, ok_mutant: np.ndarray) -> np.ndarray:
+    """Bias-inducing: the prediction flipped and both predictions are :func:`confident`."""
+    return flipped & ok_original & ok_mutant
 
 
 def correctness(
@@ -120,12 +125,14 @@ class _Prediction:
     confidence: float | None
     status: str
     answered: bool = True  # False for an unparseable LLM answer
+    confident: bool = True  # clears the oracle's threshold (:func:`confident`)
 
 
 def _index_predictions(
-    predictions: pa.Table,
+    predictions: pa.Table, threshold: float = 0.0
 ) -> tuple[dict[str, _Prediction], dict[str, _Prediction]]:
-    """Predictions of originals and of mutants by text id (first row wins on a duplicate)."""
+    """Predictions of originals and of mutants by text id (first row wins on a duplicate),
+    each with whether it clears ``threshold``."""
     originals: dict[str, _Prediction] = {}
     mutants: dict[str, _Prediction] = {}
     columns = [
@@ -135,11 +142,13 @@ def _index_predictions(
         columns.append(predictions["answer_status"].to_pylist())
     else:
         columns.append([None] * predictions.num_rows)
-    for text_id, kind, labels, confidence, status, answer in zip(*columns, strict=True):
+    scores = predictions["confidence"].to_numpy(zero_copy_only=False).astype(np.float64)
+    columns.append(confident(scores, threshold).tolist())
+    for text_id, kind, labels, confidence, status, answer, clears in zip(*columns, strict=True):
         target = originals if kind == "original" else mutants
         if text_id not in target:
             target[text_id] = _Prediction(
-                label_key(labels), labels, confidence, status, answer != ANSWER_NONE
+                label_key(labels), labels, confidence, status, answer != ANSWER_NONE, clears
             )
     return originals, mutants
 
@@ -148,7 +157,12 @@ def _effective(pred: _Prediction, original: _Prediction) -> _Prediction:
     """A skipped (identical) mutant is the original as far as the model is concerned."""
     if pred.status == PRED_SKIPPED:
         return _Prediction(
-            original.key, original.labels, original.confidence, PRED_SKIPPED, original.answered
+            original.key,
+            original.labels,
+            original.confidence,
+            PRED_SKIPPED,
+            original.answered,
+            original.confident,
         )
     return pred
 
@@ -162,10 +176,12 @@ def _flip(pred: _Prediction | None, original: _Prediction | None) -> bool | None
     return pred.key != original.key
 
 
-def _biased(flip: bool | None, conf_o: float | None, conf_m: float | None, t: float) -> bool | None:
+def _biased(flip: bool | None, original: _Prediction, pred: _Prediction) -> bool | None:
+    """:func:`biased_pairs` of one mutant, on the flags :func:`_index_predictions` drew from
+    :func:`confident` (None: unknown outcome)."""
     if flip is None:
         return None
-    return flip and is_confident(conf_o, t) and is_confident(conf_m, t)
+    return flip and original.confident and pred.confident
 
 
 def suite_outcomes(
@@ -212,7 +228,7 @@ def suite_outcomes(
             documents["doc_id"].to_pylist(), documents["labels"].to_pylist(), strict=True
         )
     }
-    originals, predicted = _index_predictions(predictions)
+    originals, predicted = _index_predictions(predictions, threshold)
 
     def validity_of(mid: str) -> tuple[bool, str]:
         try:
@@ -249,7 +265,7 @@ def suite_outcomes(
         flipped = _flip(pred, original) if status == STATUS_OK else None
         conf_o = original.confidence if original is not None else None
         conf_m = pred.confidence if pred is not None else None
-        biased = _biased(flipped, conf_o, conf_m, threshold)
+        biased = _biased(flipped, original, pred)
         ok_original = original is not None and original.status != PRED_ERROR
 
         parent_cols: dict[str, Any] = dict.fromkeys(
@@ -286,7 +302,7 @@ def suite_outcomes(
                 )
                 p_conf.append(pconf)
                 p_flip.append(pflip)
-                p_biased.append(_biased(pflip, conf_o, pconf, threshold))
+                p_biased.append(_biased(pflip, original, ppred))
             parents_valid = all(p_valid)
             parent_cols.update(
                 parent_valid=p_valid,
@@ -380,7 +396,8 @@ def _parents(
 def _hidden(
     valid: bool, biased: bool | None, parents_valid: bool, parent_biased: Sequence[bool | None]
 ) -> bool | None:
-    """DESIGN §2 / Algorithm 1 l. 22–29: valid, bias-inducing, all parents valid and benign."""
+    """docs/design.md §2 / Algorithm 1 l. 22–29: valid, bias-inducing, all parents valid and
+    benign."""
     if not valid or biased is False or not parents_valid or any(b is True for b in parent_biased):
         return False
     if biased is None or any(b is None for b in parent_biased):

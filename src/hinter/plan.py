@@ -13,7 +13,8 @@ from itertools import combinations
 from hinter.layout import DEFAULT_VARIANT, Variant
 
 # The paper names the race x gender combination "race+gender"; every other suite lists its
-# attributes alphabetically (DESIGN §4: inter-body+gender, inter-body+race, inter-body+gender+race).
+# attributes alphabetically (docs/design.md §4: inter-body+gender, inter-body+race,
+# inter-body+gender+race).
 _PAPER_ORDER = {("gender", "race"): ("race", "gender")}
 
 

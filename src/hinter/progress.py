@@ -64,7 +64,10 @@ def duration(seconds: float) -> str:
 
 
 class Progress:
-    """Counts of one stage towards ``total`` (a context manager; ``update`` is the callback)."""
+    """Counts of one stage towards ``total`` (a context manager; ``update`` is the callback).
+
+    ``bar`` False: lines only, never a terminal bar (progress inside a stage that has its own
+    bar, such as the answers of one LLM call within the predict stage)."""
 
     def __init__(
         self,
@@ -75,6 +78,7 @@ class Progress:
         stream: IO[str] | None = None,
         enabled: bool = True,
         every: float | None = None,
+        bar: bool = True,
     ):
         self.desc = desc
         self.total = total
@@ -88,7 +92,7 @@ class Progress:
         self._bar: Any = None
         self._sink = _sink
         self._enabled = enabled
-        if enabled and self._sink is None and _isatty(self._stream):
+        if bar and enabled and self._sink is None and _isatty(self._stream):
             from tqdm import tqdm
 
             self._bar = tqdm(

@@ -1,4 +1,4 @@
-"""Every rate of DESIGN §2, computed from outcome rows (``hinter.tables.OUTCOMES``).
+"""Every rate of docs/design.md §2, computed from outcome rows (``hinter.tables.OUTCOMES``).
 
 Rates are *pooled counts*, as in the paper: counts are summed over whatever is pooled (shards,
 suites, datasets, models) and divided once, never averaged over groups. So counting
@@ -21,6 +21,9 @@ re-decides every pair under that confidence threshold from the stored flips and 
 
 Threshold 0 keeps every pair under both rules.
 
+The counting functions decide the rows themselves (:func:`verdicts`), or take the verdicts as
+``given=`` when a caller takes several counts of one outcome file and decides its rows once.
+
 Definitions (denominators count mutants with a known outcome; a model error is no outcome):
 
 - error rate = bias-inducing valid mutants / valid mutants;
@@ -42,7 +45,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from hinter.oracle import PARENT_DISCARDED, patterns
+from hinter.oracle import PARENT_DISCARDED, biased_pairs, confident, patterns
 
 # Columns of a counts table, in display order.
 COUNT_COLUMNS = (
@@ -76,15 +79,6 @@ def rate(numerator: float, denominator: float) -> float:
 
 def _as_frame(outcomes: pd.DataFrame | pa.Table) -> pd.DataFrame:
     return outcomes.to_pandas() if isinstance(outcomes, pa.Table) else outcomes
-
-
-def confident(confidence: np.ndarray, threshold: float) -> np.ndarray:
-    """The oracle's rule (:func:`hinter.oracle.is_confident`), vectorised: at float32, the
-    precision confidences are stored with."""
-    if threshold <= 0:
-        return np.ones(len(confidence), dtype=bool)
-    with np.errstate(invalid="ignore"):
-        return ~np.isnan(confidence) & (confidence.astype(np.float32) >= np.float32(threshold))
 
 
 def _nullable_bool(series: pd.Series) -> tuple[np.ndarray, np.ndarray]:
@@ -146,9 +140,9 @@ def verdicts(
             p_known = p_known & ok_parent
             biased = flipped & known
             p_biased = p_flipped & p_known
-        else:  # below the threshold: benign
-            biased = flipped & ok_mutant
-            p_biased = p_flipped & ok_parent
+        else:  # below the threshold: benign, as the oracle decides
+            biased = biased_pairs(flipped, ok_original, ok_mutant)
+            p_biased = biased_pairs(p_flipped, ok_original[rows], ok_parent)
 
     any_parent_biased = np.bincount(rows, weights=p_biased, minlength=n) > 0
     parents_known = np.bincount(rows, weights=~p_known, minlength=n) == 0
@@ -195,7 +189,7 @@ def verdicts(
 
 
 def hidden(outcomes: pd.DataFrame | pa.Table, threshold: float | None = None) -> pd.Series:
-    """Hidden intersectional bias (DESIGN §2, Algorithm 1 l. 22–29): the mutant is valid and
+    """Hidden intersectional bias (docs/design.md §2, Algorithm 1 l. 22–29): the mutant is valid and
     bias-inducing, all its atomic parents are valid, and every parent is benign."""
     return verdicts(outcomes, threshold)["hidden"]
 
@@ -204,9 +198,21 @@ def hidden_as_in_artifact(
     outcomes: pd.DataFrame | pa.Table, threshold: float | None = None
 ) -> pd.Series:
     """COMPATIBILITY ONLY, NOT the definition: the condition behind the original artifact's
-    RQ4.1 hidden count (DESIGN §8), which Python read as "atomic 1 benign and atomic 2 biased"
-    (cell ``E,B,E`` for N=2; for N=3 the third parent is ignored). Use :func:`hidden`."""
+    RQ4.1 hidden count (docs/design.md §8), which Python read as "atomic 1 benign and atomic 2
+    biased" (cell ``E,B,E`` for N=2; for N=3 the third parent is ignored). Use :func:`hidden`."""
     return verdicts(outcomes, threshold)["hidden_artifact"]
+
+
+def _verdicts(
+    frame: pd.DataFrame, threshold: float | None, rule: str, given: pd.DataFrame | None
+) -> pd.DataFrame:
+    """The :func:`verdicts` of ``frame``, or ``given``: the caller's, computed once for the
+    several counts it takes of one outcome file (under the same threshold and rule)."""
+    if given is None:
+        return verdicts(frame, threshold, rule)
+    if not given.index.equals(frame.index):
+        raise ValueError("the verdicts given are not those of these outcome rows")
+    return given
 
 
 def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
@@ -217,7 +223,11 @@ def _group_keys(frame: pd.DataFrame, by: Sequence[str]) -> list[str]:
 
 
 def indicators(
-    outcomes: pd.DataFrame | pa.Table, threshold: float | None = None, rule: str = EXCLUDE
+    outcomes: pd.DataFrame | pa.Table,
+    threshold: float | None = None,
+    rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per outcome row, its contribution (0 or 1) to each count of ``COUNT_COLUMNS``.
 
@@ -225,7 +235,7 @@ def indicators(
     in :mod:`hinter.group_bias`) sums the same columns. Aligned with the input's index.
     """
     frame = _as_frame(outcomes)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     valid, known, biased = v["valid"], v["known"], v["biased"]
     return pd.DataFrame(
         {
@@ -252,11 +262,13 @@ def counts(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """The counts behind every rate (``COUNT_COLUMNS``), one row per group of ``by``."""
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    ind = indicators(frame, threshold, rule)
+    ind = indicators(frame, threshold, rule, given=given)
     return _sum(pd.concat([frame[by], ind], axis=1), by, COUNT_COLUMNS)
 
 
@@ -293,6 +305,8 @@ def truth_table(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Counts of every truth-table cell (and "parent discarded") per group and order.
 
@@ -301,7 +315,7 @@ def truth_table(
     """
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     rows = frame.loc[v["intersectional"], [*by, "order"]].copy()
     rows["pattern"] = v.loc[v["intersectional"], "pattern"]
     rows = rows[rows["pattern"].notna()]
@@ -322,13 +336,15 @@ def document_flags(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Per original (``by`` + doc_id): ``tested`` (>= 1 valid mutant with a known outcome) and
     ``bias_inducing`` (>= 1 bias-inducing valid mutant). Flags of several suites of the same
     originals combine with :func:`combine_flags` before :func:`distinct_originals`."""
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     flags = frame[[*by, "doc_id"]].copy()
     flags["tested"] = v["valid"] & v["known"]
     flags["bias_inducing"] = v["valid"] & v["biased"]
@@ -368,6 +384,8 @@ def correctness(
     threshold: float | None = None,
     population: str = "errors",
     rule: str = EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Right / wrong / no-answer counts of originals and mutants (paper Fig. 6), over the
     bias-inducing valid mutants (``population="errors"``) or the hidden ones (``"hidden"``);
@@ -376,7 +394,7 @@ def correctness(
         raise ValueError(f"population must be 'errors' or 'hidden', not {population!r}")
     frame = _as_frame(outcomes)
     by = _group_keys(frame, by)
-    v = verdicts(frame, threshold, rule)
+    v = _verdicts(frame, threshold, rule, given)
     chosen = (v["valid"] & v["biased"]) if population == "errors" else v["hidden"]
     rows = frame.loc[chosen]
     records = []
@@ -528,7 +546,7 @@ def add_counterpart_rates(totals: pd.DataFrame) -> pd.DataFrame:
     """Fig. 9's shares from pooled counts (fractions, NaN when nothing was counted):
     ``inter_without_atomic`` = hidden / hidden_base (bias-inducing intersectional mutants with
     valid parents none of which is bias-inducing: the hidden rate), its original-artifact
-    variant ``inter_without_atomic_artifact`` (DESIGN §8), ``atomic_with_child`` =
+    variant ``inter_without_atomic_artifact`` (docs/design.md §8), ``atomic_with_child`` =
     with_child / with_any_child (the paper's 83.43%: among the bias-inducing atomic mutants
     that parent a valid intersectional mutant at all, 001 l.447 "common to both"), and
     ``atomic_with_child_all`` = with_child / atomic_errors (every bias-inducing atomic mutant,

@@ -62,16 +62,19 @@ def document_counts(
     by: Sequence[str] = (),
     threshold: float | None = None,
     rule: str = rates.EXCLUDE,
+    *,
+    given: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Counts of every rate per (``by``, ``doc_id``): :data:`COLUMNS`.
 
     ``originals`` / ``bias_inducing`` are the document's flags over *all* the rows given (an
     original is bias-inducing if any of its valid mutants is), so pass every suite that a
     share pools (e.g. all intersectional suites of a model and dataset) in one call.
+    ``given``: the rows' :func:`hinter.rates.verdicts`, when the caller already has them.
     """
     keys = [*by, "doc_id"]
-    counts = rates.counts(outcomes, by=keys, threshold=threshold, rule=rule)
-    flags = rates.document_flags(outcomes, by=by, threshold=threshold, rule=rule)
+    counts = rates.counts(outcomes, by=keys, threshold=threshold, rule=rule, given=given)
+    flags = rates.document_flags(outcomes, by=by, threshold=threshold, rule=rule, given=given)
     flags = flags.rename(columns={"tested": "originals"})
     out = counts.merge(flags, on=keys, how="left", validate="one_to_one")
     for column in FLAG_COLUMNS:

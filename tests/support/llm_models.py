@@ -27,7 +27,7 @@ def llm_cache(tmp_path_factory) -> Path:
 
 
 def smollm2_source(tmp_path_factory):
-    from hinter.models.llm_loading import resolve_llm
+    from hinter.checkpoints import resolve_llm
 
     return resolve_llm(SMOLLM2, None, llm_cache(tmp_path_factory))
 

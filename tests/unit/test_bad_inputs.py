@@ -1,4 +1,4 @@
-"""The catalogue of bad inputs and faults (DESIGN §10 made executable, issue 15).
+"""The catalogue of bad inputs and faults (docs/design.md §10 made executable, issue 15).
 
 One row per bad input or fault of ``hinter test``, ``hinter mutate`` and the workflow's start-up
 checks (through ``hinter check-config``, which runs the Snakefile's checks). Every row asserts:

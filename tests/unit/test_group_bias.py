@@ -162,17 +162,3 @@ def test_unknown_pair_id_is_a_one_line_error():
     frame = atomic_suite({"r-unknown": (1, 0)})
     with pytest.raises(DataError, match="pair id r-unknown"):
         group_rates(frame, PAIRS)
-
-
-def test_group_intervals_hold_the_group_rates():
-    from hinter.group_bias import group_intervals
-
-    frame = pd.concat([random_intersectional(4, "m"), atomic_suite({"r-arab": (3, 1)})])
-    rates_table = group_rates(frame, PAIRS).set_index("group")
-    intervals = group_intervals(frame, PAIRS, resamples=300, seed=2).set_index("group")
-    assert set(intervals.index) == set(rates_table.index)
-    assert set(intervals["attributes"]) == {"race", "race+gender"}
-    for group, row in intervals.iterrows():
-        assert row["estimate"] == pytest.approx(rates_table.loc[group, "error_rate"])
-        assert row["low"] <= row["estimate"] <= row["high"]
-    assert (intervals["high"] - intervals["low"]).max() > 0

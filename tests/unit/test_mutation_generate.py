@@ -1,4 +1,5 @@
-"""Atomic and intersectional mutants of one document (DESIGN §2), the paper's worked examples."""
+"""Atomic and intersectional mutants of one document (docs/design.md §2), the paper's worked
+examples."""
 
 from __future__ import annotations
 
@@ -151,7 +152,7 @@ def test_duplicates_and_unchanged_are_dropped_and_counted():
 
 
 def test_sequential_mode_reproduces_the_original_artifact():
-    """Sequential: the second pair also hits a word the first one inserted (DESIGN §8)."""
+    """Sequential: the second pair also hits a word the first one inserted (docs/design.md §8)."""
     text = "the kids and people"
     pairs = [
         Pair("b", "body", "kids", "young people"),

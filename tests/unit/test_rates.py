@@ -13,7 +13,7 @@ import pytest
 from oracle_cases import ATTRIBUTE_WORDS, MISSING, TEXT, Suite, add_case
 
 from hinter import rates
-from hinter.oracle import PARENT_DISCARDED, is_confident, suite_attributes
+from hinter.oracle import PARENT_DISCARDED, confident, suite_attributes
 
 SUITES = ("atomic-race", "inter-race+gender", "inter-body+race", "inter-body+gender+race")
 
@@ -82,7 +82,7 @@ def world(threshold: float = 0.0, seed: int = 0) -> pd.DataFrame:
 
 
 def plain_rates(frame: pd.DataFrame) -> dict[str, float]:
-    """The DESIGN §2 definitions written row by row, independently of hinter.rates."""
+    """The docs/design.md §2 definitions written row by row, independently of hinter.rates."""
     n_valid = n_errors = n_generated = n_base = n_hidden = n_fp = 0
     for row in frame.itertuples(index=False):
         n_generated += 1
@@ -155,9 +155,9 @@ def test_a_stored_confidence_equal_to_the_threshold_clears_it():
     """Confidences are float32 in the tables: 0.9 is stored as 0.8999999762 and must still
     clear a threshold of 0.9, in the oracle and in the vectorised re-decision alike."""
     stored = np.array([0.9, 0.8999, np.nan], dtype=np.float32)
-    assert [is_confident(float(c), 0.9) for c in stored] == [True, False, False]
     for column in (stored, stored.astype(np.float64)):  # as read, or widened by a merge
-        assert rates.confident(column, 0.9).tolist() == [True, False, False]
+        assert confident(column, 0.9).tolist() == [True, False, False]
+    assert rates.confident is confident  # one rule for the oracle and the re-decision
 
 
 @pytest.mark.parametrize("threshold", [0.0, 0.5, 0.9])
@@ -171,7 +171,7 @@ def test_accuracy_counts_equal_a_plain_pandas_recomputation(threshold):
             ("originals", originals, "confidence_original", "correct_original"),
             ("mutants", mutants, "confidence", "correct_mutant"),
         ):
-            kept = rows[[is_confident(c, threshold) for c in rows[conf]]]
+            kept = rows[[bool(c >= np.float32(threshold)) or threshold == 0 for c in rows[conf]]]
             assert got.loc[model, name] == len(rows)
             assert got.loc[model, f"{name}_kept"] == len(kept)
             assert got.loc[model, f"{name}_right"] == int((kept[correct] == "right").sum())
@@ -305,3 +305,38 @@ def test_empty_denominators_give_nan_and_unknown_groups_fail():
     assert math.isnan(rates.rate(1, 0)) and rates.rate(1, 4) == 0.25
     with pytest.raises(KeyError, match="model"):
         rates.counts(suite.outcomes(), by=["model"])
+
+
+@pytest.mark.parametrize("threshold", [None, 0.5])
+def test_collect_decides_each_outcome_file_once(tmp_path, monkeypatch, threshold):
+    """The RQ tables take seven counts of an intersectional file: its rows are decided once
+    (rates.verdicts), and every count equals the one that decides the rows itself."""
+    import pyarrow.parquet as pq
+
+    from hinter.rq.outcomes import (
+        RATE_COLUMNS,
+        THRESHOLD_COLUMNS,
+        OutcomeFile,
+        collect,
+        read_outcomes,
+    )
+
+    files = []
+    for s, name in enumerate(SUITES[:3]):
+        path = tmp_path / f"{name}.parquet"
+        pq.write_table(random_suite(name, seed=40 + s).outcomes(threshold=0.3), path)
+        files.append(OutcomeFile("m", "imdb", name, path))
+    decide, calls = rates.verdicts, []
+    monkeypatch.setattr(rates, "verdicts", lambda *a, **k: calls.append(1) or decide(*a, **k))
+    got = collect(files, threshold=threshold)
+    assert len(calls) == len(files)
+    monkeypatch.setattr(rates, "verdicts", decide)
+    frames = [read_outcomes(f, RATE_COLUMNS + THRESHOLD_COLUMNS) for f in files]
+    key = ["model", "dataset", "suite", "order"]
+    expected = pd.concat([rates.counts(f, key, threshold) for f in frames], ignore_index=True)
+    pd.testing.assert_frame_equal(got.counts, expected)
+    by = ["model", "dataset", "suite"]
+    truth = pd.concat([rates.truth_table(f, by, threshold) for f in frames[1:]], ignore_index=True)
+    pd.testing.assert_frame_equal(got.truth, truth)
+    with pytest.raises(ValueError, match="not those of these outcome rows"):
+        rates.counts(frames[0], key, given=rates.verdicts(frames[0].iloc[1:]))

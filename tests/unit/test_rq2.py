@@ -11,7 +11,8 @@ from score_rows import sample, score_rows
 from hinter import io
 from hinter.grammaticality import SCORES
 from hinter.rq import figures, rq2, scores
-from hinter.rq.scores import Bootstrap, ScoreFile
+from hinter.rq.intervals import Bootstrap
+from hinter.rq.scores import ScoreFile
 
 BOOT = Bootstrap(resamples=200, seed=3, confidence=0.95)
 

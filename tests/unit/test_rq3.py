@@ -16,7 +16,8 @@ from hinter import io, tables
 from hinter.errors import DataError
 from hinter.grammaticality import SCORES
 from hinter.rq import rq3, scores
-from hinter.rq.scores import Bootstrap, ScoreFile
+from hinter.rq.intervals import Bootstrap
+from hinter.rq.scores import ScoreFile
 
 BOOT = Bootstrap(resamples=200, seed=5, confidence=0.95)
 # (track, dataset) -> documents; a document's mutants are valid unless its index says otherwise

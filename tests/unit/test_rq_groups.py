@@ -11,7 +11,7 @@ from rq_runs import Run
 
 from hinter import io, tables
 from hinter.rq import groups
-from hinter.rq.scores import Bootstrap
+from hinter.rq.intervals import Bootstrap
 
 BOOT = Bootstrap(resamples=200, seed=11, confidence=0.95)
 # pair id -> (attribute, source class, target class)

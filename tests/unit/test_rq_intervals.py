@@ -140,3 +140,36 @@ def test_bootstrap_settings_come_from_the_config():
     assert "seed 7" in boot.describe()
     with pytest.raises(ValueError, match=r"statistics\.resamples"):
         Bootstrap(0)
+
+
+def test_one_cell_formatter_serves_every_table_form():
+    # RQ2/RQ3/groups: values already in percent, signed differences, "" when undefined
+    assert intervals.cell(79.5, 78.1, 80.7, scale=1, missing="") == "79.50 [78.10, 80.70]"
+    assert intervals.cell(-1.5, -2.0, -1.0, scale=1, signed=True) == "-1.50 [-2.00, -1.00]"
+    assert intervals.cell(None, 1.0, 2.0, scale=1, missing="") == ""
+    assert intervals.cell(pd.NA, 1.0, 2.0) == "–"
+    # RQ4-RQ6: a row's percent columns
+    row = {"share_pct": 12.5, "share_low_pct": 10.0, "share_high_pct": 15.0}
+    assert intervals.percent_cell(row, "share") == "12.50 [10.00, 15.00]"
+    assert intervals.percent_cell({"share_pct": 40.0}, "share") == "40.00"
+    assert intervals.percent_cell({"share_pct": float("nan")}, "share") == "–"
+
+
+def test_totals_intervals_give_percent_columns_of_any_statistic():
+    frame = pd.concat([docs([(1, 2)] * 5, model="m"), docs([(0, 2)] * 5, model="n")])
+
+    def error_rate(totals: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame({"error_rate": totals["errors"] / totals["decided"]})
+
+    out = intervals.totals_intervals(
+        frame, ["errors", "decided"], error_rate, ["error_rate"], ["model"], **BOOT.keywords()
+    )
+    assert list(out.columns) == ["model", "errors", "decided",
+                                 *intervals.percent_columns(["error_rate"])]  # fmt: skip
+    assert out["error_rate_pct"].tolist() == [50.0, 0.0]
+    assert out["error_rate_low_pct"].tolist() == [50.0, 0.0]  # identical documents
+    assert BOOT.keywords() == {"resamples": 2000, "seed": 3, "confidence": 0.95}
+    empty = intervals.totals_intervals(
+        frame.iloc[:0], ["errors", "decided"], error_rate, ["error_rate"], ["model"]
+    )
+    assert empty.empty and "error_rate_high_pct" in empty.columns

@@ -116,7 +116,7 @@ def from_models(track):
     return bool(config["mutation"]["tracks"][track].get("from_models"))
 
 
-# Every path of the run directory comes from hinter.layout (DESIGN §4); rules use only `L`.
+# Every path of the run directory comes from hinter.layout (docs/design.md §4); rules use only `L`.
 def all_mutation_summaries():
     return [L.mutation_summary(t, ds) for ds in DATASETS for t in plan.tracks(config, ds)]
 

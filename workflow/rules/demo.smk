@@ -1,4 +1,4 @@
-# The offline demo substrate (DESIGN §6): synthetic corpora in the schemas of the real inputs.
+# The offline demo substrate (docs/design.md §6): synthetic corpora in the schemas of the real inputs.
 # (The synthetic SBIC file is made in dictionary.smk, next to the extraction that reads it; the
 # invariant parses with spaCy's real en_core_web_sm, installed offline by `make env`.)
 

@@ -1,4 +1,4 @@
-# Dependency invariant: validity of every mutant against its original (issue 5).
+# Dependency invariant: validity of every mutant against its original (docs/design.md §2).
 
 
 rule check_invariant:

@@ -1,4 +1,4 @@
-# Mutation engine: atomic and intersectional mutants as edits, per suite and shard (issue 4).
+# Mutation engine: atomic and intersectional mutants as edits, per suite and shard (docs/design.md §2, §4).
 
 
 rule track_windows:

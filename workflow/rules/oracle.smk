@@ -1,4 +1,4 @@
-# Metamorphic oracle: bias, hidden bias and truth-table cells per mutant (issue 7).
+# Metamorphic oracle: bias, hidden bias and truth-table cells per mutant (docs/design.md §2).
 
 
 rule outcomes:

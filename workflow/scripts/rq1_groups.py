@@ -3,8 +3,8 @@
 from pathlib import Path
 
 from hinter.rq import groups
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
-from hinter.rq.scores import Bootstrap
 from hinter.workflow import check_outputs, run
 
 

@@ -3,7 +3,8 @@
 from pathlib import Path
 
 from hinter.rq import rq2
-from hinter.rq.scores import Bootstrap, ScoreFile
+from hinter.rq.intervals import Bootstrap
+from hinter.rq.scores import ScoreFile
 from hinter.workflow import check_outputs, run
 
 

@@ -3,8 +3,9 @@
 from pathlib import Path
 
 from hinter.rq import rq3
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
-from hinter.rq.scores import Bootstrap, ScoreFile
+from hinter.rq.scores import ScoreFile
 from hinter.workflow import check_outputs, run
 
 

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from hinter.rq import ci, rq4
+from hinter.rq import rq4
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
 from hinter.workflow import check_outputs, run
 
@@ -20,7 +21,7 @@ def main() -> None:
         out_dir,
         models=list(snakemake.params.models),
         datasets=list(snakemake.params.datasets),
-        stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
+        stats=Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}).keywords(),
         order=int(snakemake.params.order),
     )
     check_outputs(written, snakemake.output, f"{out_dir}: RQ4")

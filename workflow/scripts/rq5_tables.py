@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from hinter.rq import ci, rq5
+from hinter.rq import rq5
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
 from hinter.workflow import check_outputs, run
 
@@ -29,7 +30,7 @@ def main() -> None:
         out_dir,
         models=list(snakemake.params.models),
         datasets=list(snakemake.params.datasets),
-        stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
+        stats=Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}).keywords(),
         paper=snakemake.params.paper,
         limits=limits,
         positions=positions,

@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from hinter.rq import ci, rq6
+from hinter.rq import rq6
+from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
 from hinter.workflow import check_outputs, run
 
@@ -30,7 +31,7 @@ def main() -> None:
         variant_names=list(snakemake.params.variants),
         thresholds=[float(t) for t in snakemake.params.thresholds],
         rule=str(snakemake.params.rule),
-        stats=ci.options({"statistics": dict(snakemake.params.statistics)}),
+        stats=Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}).keywords(),
         order=int(snakemake.params.order),
         runs_decoding=str(snakemake.params.runs_decoding),
     )

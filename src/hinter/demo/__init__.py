@@ -1,1 +1,1 @@
-"""The offline demo substrate: synthetic corpora and SBIC file (DESIGN §6)."""
+"""The offline demo substrate: synthetic corpora and SBIC file (docs/design.md §6)."""

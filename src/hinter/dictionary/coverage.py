@@ -192,7 +192,7 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str
     """A Markdown table through the project's one table writer (cells escaped)."""
     import pandas as pd
 
-    from hinter.rq.render import markdown_table
+    from hinter.render import markdown_table
 
     frame = pd.DataFrame([list(r) for r in rows], columns=list(columns), dtype=object)
     return markdown_table(frame).rstrip("\n").split("\n")

@@ -3,7 +3,7 @@
 Case policy: every term has one **canonical form**, the way it is written in the middle of a
 sentence: lower-case for common words (``people with mental illness``), capitals where English
 writes them (``Native American``, ``Mr``, ``CEO``). Matching in texts is case-insensitive
-(DESIGN §8); the canonical form decides how a *replacement* is written
+(docs/design.md §8); the canonical form decides how a *replacement* is written
 (:func:`hinter.mutation.matching.transfer_case`). The published lists are lower-case (acronyms
 aside), so the built-in attributes take their capitals from ``resources/dictionary/spelling.tsv``;
 custom lists are taken as written.

@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 
 from hinter.errors import ConfigError, DataError, HinterError, first_line
-from hinter.models.context import ChatFrame, Progress, api_frame, load_doc_tokenizer
+from hinter.models.context import ChatFrame, api_frame, load_doc_tokenizer
 from hinter.models.prompts import Prompt
+from hinter.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -380,9 +381,9 @@ class OpenAIChat:
                     self.usage.sent_completion_tokens += pout
             results[i] = generation_of(response)
             with self._lock:
-                progress.add(1)
+                progress.update(1)
 
-        progress = Progress(len(bodies), f"{self.model}:")
+        progress = Progress(self.model, len(bodies), "answers", every=30.0, bar=False)
         if self.concurrency <= 1 or len(bodies) <= 1:
             for i in range(len(bodies)):
                 one(i)

@@ -24,16 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from hinter.models.context import ChatFrame, HFDocTokenizer, Progress, chat_frame
+from hinter.checkpoints import Checkpoint
+from hinter.models.context import ChatFrame, HFDocTokenizer, chat_frame
 from hinter.models.inference import padded_batches
-from hinter.models.llm_loading import (
-    LLMSource,
-    identity_of,
-    load_causal_lm,
-    load_chat_tokenizer,
-)
+from hinter.models.llm_loading import identity_of, load_causal_lm, load_chat_tokenizer
 from hinter.models.prompts import Prompt
 from hinter.models.sampling import SeededSampler, check_decoding, prompt_seed
+from hinter.progress import Progress
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +45,7 @@ class TransformersChat:
 
     def __init__(
         self,
-        source: LLMSource,
+        source: Checkpoint,
         *,
         dtype: str = "auto",
         batch_size: int = 8,
@@ -74,7 +71,7 @@ class TransformersChat:
         """A backend around an already loaded model and tokenizer (benchmarks, tests)."""
         self = cls.__new__(cls)
         self.decoding = check_decoding(decoding, "decoding")
-        self.source = LLMSource("loaded", "loaded", "local", identity="loaded")
+        self.source = Checkpoint("loaded", "loaded", "local", identity="loaded")
         self.dtype, self.batch_size, self.device = str(model.dtype), batch_size, None
         self.tokenizer = tokenizer
         self.doc_tokenizer = HFDocTokenizer(tokenizer, "loaded")
@@ -167,7 +164,7 @@ class TransformersChat:
         out: list[dict | None] = [None] * len(docs)
         p = len(prefix)
         pad = config.pad_token_id
-        progress = Progress(len(docs), "generated")
+        progress = Progress("generated", len(docs), "answers", every=30.0, bar=False)
         for batch in padded_batches([str(i) for i in order], lengths, self.batch_size):
             rows = [int(i) for i in batch]
             rests = [list(map(int, docs[i])) + suffix for i in rows]
@@ -195,7 +192,7 @@ class TransformersChat:
             logits = [step.float().cpu() for step in result.logits]
             for r, i in enumerate(rows):
                 out[i] = self._record(new[r], [step[r] for step in logits], config)
-            progress.add(len(rows))
+            progress.update(len(rows))
         return out  # type: ignore[return-value]
 
     def generate_one_by_one(self, frame: ChatFrame, docs: Sequence[np.ndarray]) -> list[dict]:

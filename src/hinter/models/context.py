@@ -302,30 +302,3 @@ class PromptWindow:
                 if enc.full:
                     ends[i] = min(ends[i], enc.visible_end)
         return ends
-
-
-class Progress:
-    """A log line every ``every`` seconds while many prompts are answered: done, rate, ETA."""
-
-    def __init__(self, total: int, what: str, every: float = 30.0):
-        import time
-
-        self.total, self.what, self.every = total, what, every
-        self.done = 0
-        self.started = self.last = time.perf_counter()
-
-    def add(self, n: int) -> None:
-        import logging
-        import time
-
-        self.done += n
-        now = time.perf_counter()
-        if now - self.last < self.every or self.done >= self.total:
-            return
-        self.last = now
-        rate = self.done / (now - self.started)
-        eta = (self.total - self.done) / rate if rate else float("inf")
-        logging.getLogger("hinter.models").info(
-            "%s %d/%d answers (%.2f/s, about %.0fs left)", self.what, self.done, self.total,
-            rate, eta,
-        )  # fmt: skip

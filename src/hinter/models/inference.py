@@ -5,7 +5,7 @@
 generation gives an answer). :func:`run_predict_stage` writes a shard's predictions for any
 :class:`Predictor` (:mod:`hinter.models.predictor` is the registry of backends).
 
-Inference does one model call per distinct model-visible input (DESIGN §9):
+Inference does one model call per distinct model-visible input (docs/design.md §9):
 
 - originals are predicted once per model and shard and reused by every suite;
 - texts are deduplicated by their hash, then by their visible token ids (the tokenised text

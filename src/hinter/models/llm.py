@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,10 +61,50 @@ def max_new_tokens(spec: Mapping[str, Any], dataset: str, key: str) -> int:
     return int(budgets[dataset])
 
 
-def build_backend(name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str):
-    """The chat backend of ``models.llms.<name>`` (the registry: :mod:`hinter.models.predictor`)."""
-    from hinter.models.predictor import chat_backend
+def transformers_backend(
+    name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str
+):
+    from hinter.checkpoints import resolve_llm
+    from hinter.models.chat_transformers import TransformersChat
 
+    source = resolve_llm(spec["model"], spec.get("revision"), cache_dir, key=f"{key}.model")
+    return TransformersChat(
+        source,
+        dtype=spec.get("dtype", "auto"),
+        batch_size=int(spec.get("batch_size", 8)),
+        key=f"{key}.model",
+        decoding=spec.get("decoding"),  # RQ6.1's sampled repeats (hinter.plan.decoding)
+    )
+
+
+def openai_backend(
+    name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str
+):
+    from hinter.models.chat_openai import OpenAIChat
+
+    return OpenAIChat(spec, model_name=name, run=run, cache_dir=cache_dir, key=key)
+
+
+# The chat backends: name -> factory taking (name, spec, run=, cache_dir=, key=). A new backend
+# is one module with a class offering ``name``, ``deterministic``, ``identity``,
+# ``doc_tokenizer``, ``settings()``, ``frame(...)``, ``generate(...)`` and ``close()``, and one
+# line here.
+CHAT_BACKENDS: dict[str, Callable[..., Any]] = {
+    "transformers": transformers_backend,
+    "openai": openai_backend,
+}
+
+
+def chat_backend(backend: str, key: str = "backend") -> Callable[..., Any]:
+    factory = CHAT_BACKENDS.get(backend)
+    if factory is None:
+        known = ", ".join(sorted(CHAT_BACKENDS))
+        raise ConfigError(f"config key '{key}.backend': unknown backend {backend!r} ({known})")
+    return factory
+
+
+def build_backend(name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str):
+    """The chat backend of ``models.llms.<name>`` (:data:`CHAT_BACKENDS`)."""
     return chat_backend(spec["backend"], key)(name, spec, run=run, cache_dir=cache_dir, key=key)
 
 

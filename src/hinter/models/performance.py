@@ -16,7 +16,7 @@ from typing import Any
 
 from hinter import io
 from hinter.errors import DataError
-from hinter.rq.render import Table, document, markdown_table, write_csv, write_markdown
+from hinter.render import Table, document, markdown_table, write_csv, write_markdown
 
 COLUMNS = (
     "model",

@@ -12,59 +12,18 @@ output table, whatever the model is.
   :mod:`hinter.models.chat_transformers`) and ``openai`` (any OpenAI-compatible endpoint,
   :mod:`hinter.models.chat_openai`).
 
-A new chat backend is one module with a class offering ``name``, ``deterministic``,
-``identity``, ``doc_tokenizer``, ``settings()``, ``frame(...)``, ``generate(...)`` and
-``close()``, and one line in :data:`CHAT_BACKENDS`.
+The chat backends' registry is :data:`hinter.models.llm.CHAT_BACKENDS`; this module imports
+the LLM layer, never the reverse.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from hinter import io
 from hinter.errors import ConfigError
-
-# backend name -> "module:factory"; factories take (name, spec, run=, cache_dir=, key=)
-CHAT_BACKENDS: dict[str, str] = {
-    "transformers": "hinter.models.predictor:transformers_backend",
-    "openai": "hinter.models.predictor:openai_backend",
-}
-
-
-def chat_backend(backend: str, key: str = "backend") -> Callable[..., Any]:
-    target = CHAT_BACKENDS.get(backend)
-    if target is None:
-        known = ", ".join(sorted(CHAT_BACKENDS))
-        raise ConfigError(f"config key '{key}.backend': unknown backend {backend!r} ({known})")
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
-
-
-def transformers_backend(
-    name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str
-):
-    from hinter.models.chat_transformers import TransformersChat
-    from hinter.models.llm_loading import resolve_llm
-
-    source = resolve_llm(spec["model"], spec.get("revision"), cache_dir, key=f"{key}.model")
-    return TransformersChat(
-        source,
-        dtype=spec.get("dtype", "auto"),
-        batch_size=int(spec.get("batch_size", 8)),
-        key=f"{key}.model",
-        decoding=spec.get("decoding"),  # RQ6.1's sampled repeats (hinter.plan.decoding)
-    )
-
-
-def openai_backend(
-    name: str, spec: Mapping[str, Any], *, run: int, cache_dir: str | Path, key: str
-):
-    from hinter.models.chat_openai import OpenAIChat
-
-    return OpenAIChat(spec, model_name=name, run=run, cache_dir=cache_dir, key=key)
 
 
 def load_predictor(

@@ -1,7 +1,7 @@
 """Fine-tuning of encoder classifiers with the LexGLUE recipe (HF transformers ``Trainer``).
 
-The recipe (DESIGN §7): AdamW with the Trainer's default schedule (linear decay, no warm-up),
-lr 3e-5; evaluate and save every epoch; keep the epoch with the best
+The recipe (docs/design.md §7): AdamW with the Trainer's default schedule (linear decay, no
+warm-up), lr 3e-5; evaluate and save every epoch; keep the epoch with the best
 validation micro-F1; stop after ``patience`` epochs without improvement; multi-label tasks use
 BCE on the logits (label positive iff logit > 0), multi-class tasks cross-entropy (argmax);
 inputs truncated to ``max_length`` tokens; mixed precision only when a GPU is present.
@@ -29,17 +29,11 @@ from typing import Any
 import numpy as np
 
 from hinter import hub, io, tables
+from hinter.checkpoints import Checkpoint, hub_commit, resolve_checkpoint
 from hinter.errors import ConfigError, DataError, HinterError, OfflineError
 from hinter.models import decisions
 from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL
-from hinter.models.loading import (
-    SIDECAR,
-    Checkpoint,
-    hub_commit,
-    n_labels_of,
-    read_model_dir,
-    resolve_checkpoint,
-)
+from hinter.models.loading import SIDECAR, n_labels_of, read_model_dir
 from hinter.models.metrics import f1_scores
 from hinter.models.tokenizers import is_demo_tokenizer, train_demo_tokenizer
 

@@ -1,6 +1,6 @@
 """Mutants of one document for one suite: atomic, intersectional (simultaneous) or sequential.
 
-DESIGN §2: an atomic mutant replaces every whole-word occurrence of one pair's source; an
+docs/design.md §2: an atomic mutant replaces every whole-word occurrence of one pair's source; an
 intersectional mutant of order N takes one pair from each of N distinct attributes whose
 sources all occur and do not overlap, and applies them simultaneously to the original. Its
 atomic parents are the same pairs applied one at a time. ``sequential`` mode reproduces the

@@ -100,7 +100,7 @@ def load_tokenizer(source: str, key: str = "tokenizer"):
     local = Path(source).expanduser()
     is_local = local.is_dir()
     if is_local:
-        from hinter.models.loading import refuse_remote_code
+        from hinter.checkpoints import refuse_remote_code
 
         refuse_remote_code(local)  # never run a folder's code, even a built-in type's auto_map
     if not is_local and hub.offline():

@@ -1,5 +1,5 @@
-"""The paper's numbers beside this run's: every headline number of DESIGN §7 and every cell of
-Table 3 (``002``), with the run's value, its interval where the run's table has one, and
+"""The paper's numbers beside this run's: every headline number of docs/design.md §7 and every cell
+of Table 3 (``002``), with the run's value, its interval where the run's table has one, and
 whether the paper's number lies inside it — so a reproducer sees at a glance what matches.
 
 Built from the RQ tables' CSV files (each number is computed once, by its RQ; this module only
@@ -22,9 +22,9 @@ from hinter import io
 from hinter.grammaticality.stage import SCORES
 from hinter.grammaticality.summary import pooled_scores
 from hinter.layout import PAPER
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import intervals, outputs, paper
 from hinter.rq.intervals import Bootstrap
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 from hinter.rq.scores import difference as score_difference
 
 NAME = "paper_vs_run"

@@ -20,8 +20,8 @@ from hinter import io, tables
 from hinter.edits import Edit, as_edits
 from hinter.errors import DataError
 from hinter.oracle import suite_attributes
+from hinter.render import Table, escape_markdown, markdown_table, prose
 from hinter.rq.ordering import in_order
-from hinter.rq.render import Table, escape_markdown, markdown_table, prose
 
 ORDINALS = ("I", "II", "III", "IV", "V")
 

@@ -25,11 +25,11 @@ from matplotlib.figure import Figure
 
 from hinter import group_bias, io, statistics, tables
 from hinter.plots import heatmap, style
+from hinter.render import Table, document, markdown_table, percent, prose, write_table
 from hinter.rq import figures, outputs
+from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
-from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
-from hinter.rq.scores import Bootstrap, interval_text
 
 log = logging.getLogger(__name__)
 
@@ -215,7 +215,7 @@ def _groups_md(rows: pd.DataFrame) -> pd.DataFrame:
             "Mutants": rows["decided"].astype(str),
             "Errors": rows["errors"].astype(str),
             "Error rate (%)": [
-                interval_text(v, lo, hi)
+                cell(v, lo, hi, scale=1, missing="")
                 for v, lo, hi in zip(rows["error_rate_pct"], rows["low"], rows["high"], strict=True)
             ],
             "Above mean": rows["above_mean"].map(lambda v: "yes" if v else "no"),

@@ -29,15 +29,24 @@ How an RQ table adopts it (RQ1's Table 3 and atomic rates do exactly this)::
   it checks that the bootstrap's point estimates are the table's own rates;
 - :func:`compare` — ``rate(a) - rate(b)`` per group (e.g. intersectional vs atomic), paired on
   shared documents (:func:`hinter.statistics.compare_rates`);
-- :func:`cell` / :func:`difference_cell` — the rendered forms for Markdown and HTML.
+- :func:`totals_intervals` — intervals of any statistic of summed per-document counts (RQ4–RQ6:
+  counterpart rates, Venn shares, accuracies), as the CSV's percent columns
+  ``<rate>_pct`` / ``<rate>_low_pct`` / ``<rate>_high_pct`` (:func:`percent_columns`), with
+  :func:`combine_document_counts` to pool the per-document counts of several files;
+- :func:`cell` — the one rendered form "12.34 [10.10, 14.80]" of every RQ table
+  (:func:`percent_cell` reads it from a row's percent columns, :func:`difference_cell` adds
+  the sign and the significance star).
 
-Rates are fractions in the frames; cells and CSV ``_pct`` columns show percent.
+Rates are fractions in the frames of :func:`rate_intervals` and :func:`add_intervals`; cells
+and CSV ``_pct`` columns show percent. :func:`totals_intervals` writes percent columns because
+its rates may share a name with one of its inputs (a Venn region is both a count and a share).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 from typing import Any
@@ -45,6 +54,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from hinter import rates as rate_functions
 from hinter import statistics
 
 # The column naming a resampling unit's dataset once a table pools datasets: a unit is
@@ -76,6 +86,11 @@ class Bootstrap:
             int(s.get("seed", cls.seed)),
             float(s.get("confidence", cls.confidence)),
         )
+
+    def keywords(self) -> dict[str, Any]:
+        """``resamples``, ``seed`` and ``confidence`` as keyword arguments of
+        :func:`hinter.statistics.bootstrap` and :func:`hinter.statistics.compare_rates`."""
+        return dataclasses.asdict(self)
 
     @property
     def level(self) -> str:
@@ -216,19 +231,91 @@ def resampling_unit(frame: pd.DataFrame, cluster: Sequence[str] | None = None) -
     return ["dataset", "doc_id"] if "dataset" in frame.columns else ["doc_id"]
 
 
+def totals_intervals(
+    doc_counts: pd.DataFrame,
+    inputs: Sequence[str],
+    statistic: Callable[[pd.DataFrame], pd.DataFrame],
+    rates: Sequence[str],
+    by: Sequence[str],
+    cluster: Sequence[str] = ("doc_id",),
+    **stats: Any,
+) -> pd.DataFrame:
+    """One row per group of ``by``: the totals of ``inputs`` and, per rate of ``rates`` (columns
+    of ``statistic`` applied to totals), its estimate and percentile interval in percent
+    (:func:`percent_columns`). ``stats`` are :meth:`Bootstrap.keywords`."""
+    totals = doc_counts.groupby(list(by), sort=False, dropna=False)[list(inputs)].sum()
+    totals = totals.reset_index() if by else pd.DataFrame([doc_counts[list(inputs)].sum()])
+    if doc_counts.empty:
+        return pd.DataFrame(columns=[*by, *inputs, *percent_columns(rates)])
+
+    def chosen(frame: pd.DataFrame) -> pd.DataFrame:
+        return statistic(frame)[list(rates)]
+
+    boot = statistics.bootstrap(doc_counts, inputs, chosen, by, cluster, **stats)
+    wide = totals
+    for rate in rates:
+        part = boot.loc[boot["rate"] == rate, [*by, "estimate", "low", "high"]]
+        named = dict(zip(("estimate", "low", "high"), percent_columns([rate]), strict=True))
+        part = part.rename(columns=named)
+        for column in named.values():
+            part[column] = 100 * part[column].astype(float)
+        if by:
+            wide = wide.merge(part, on=list(by), how="left", validate="one_to_one")
+        else:
+            wide = wide.assign(**{c: part[c].iloc[0] for c in named.values()})
+    return wide
+
+
+def percent_columns(rates: Sequence[str]) -> list[str]:
+    """The CSV columns of each rate in percent: ``<rate>_pct``, ``_low_pct``, ``_high_pct``."""
+    return [f"{r}{s}_pct" for r in rates for s in ("", "_low", "_high")]
+
+
+def combine_document_counts(parts: Sequence[pd.DataFrame], keys: Sequence[str]) -> pd.DataFrame:
+    """Per-document counts of several files (e.g. the suites of one order) as one table: counts
+    add up, the document flags (``originals``, ``bias_inducing``) are "any". So each outcome
+    file is read and reduced on its own, and memory follows one file."""
+    parts = [p for p in parts if len(p)]
+    if not parts:
+        return pd.DataFrame(columns=[*keys, *statistics.COLUMNS])
+    frame = pd.concat(parts, ignore_index=True)
+    grouped = frame.groupby(list(keys), sort=True, dropna=False)
+    counts = grouped[list(rate_functions.COUNT_COLUMNS)].sum()
+    flags = grouped[list(statistics.FLAG_COLUMNS)].max()
+    return counts.join(flags).reset_index()[[*keys, *statistics.COLUMNS]]
+
+
 def _nan(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+    if value is None or value is pd.NA or value is pd.NaT:
+        return True
+    return isinstance(value, float | np.floating) and math.isnan(value)
 
 
-def cell(value, lo=None, hi=None, digits: int = 2, scale: float = 100.0) -> str:
-    """``12.34 [11.10, 13.60]``: a rate and its interval in percent (``scale`` 1: as given);
-    ``–`` when the rate is undefined; the bare value when there is no interval."""
+def cell(
+    value,
+    lo=None,
+    hi=None,
+    digits: int = 2,
+    scale: float = 100.0,
+    signed: bool = False,
+    missing: str = "–",
+) -> str:
+    """``12.34 [11.10, 13.60]``: a rate and its interval in percent (``scale`` 1: as given,
+    ``signed``: with a sign, as differences are shown); ``missing`` when the rate is undefined;
+    the bare value when there is no interval. The one cell formatter of the RQ tables."""
     if _nan(value):
-        return "–"
-    text = f"{scale * float(value):.{digits}f}"
+        return missing
+    fmt = f"{'+' if signed else ''}.{digits}f"
+    text = f"{scale * float(value):{fmt}}"
     if _nan(lo) or _nan(hi):
         return text
-    return f"{text} [{scale * float(lo):.{digits}f}, {scale * float(hi):.{digits}f}]"
+    return f"{text} [{scale * float(lo):{fmt}}, {scale * float(hi):{fmt}}]"
+
+
+def percent_cell(row: Mapping[str, Any], rate: str) -> str:
+    """:func:`cell` of a row of :func:`totals_intervals` (its percent columns)."""
+    estimate, low, high = (row.get(c) for c in percent_columns([rate]))
+    return cell(*(None if v is None else v / 100 for v in (estimate, low, high)))
 
 
 def difference_cell(row: Mapping[str, Any], digits: int = 2, scale: float = 100.0) -> str:
@@ -237,10 +324,7 @@ def difference_cell(row: Mapping[str, Any], digits: int = 2, scale: float = 100.
     d = row.get("difference")
     if _nan(d):
         return "–"
-    lo, hi = row.get("difference_lo"), row.get("difference_hi")
-    text = f"{scale * float(d):+.{digits}f}"
-    if not (_nan(lo) or _nan(hi)):
-        text += f" [{scale * float(lo):+.{digits}f}, {scale * float(hi):+.{digits}f}]"
+    text = cell(d, row.get("difference_lo"), row.get("difference_hi"), digits, scale, signed=True)
     return text + ("*" if bool(row.get("significant")) else "")
 
 

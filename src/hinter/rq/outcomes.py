@@ -118,26 +118,39 @@ def collect(
         flags = []
         for f in group:
             frame = read_outcomes(f, columns)
+            decided = rates.verdicts(frame, threshold)  # once per file, for every count below
             key = ["model", "dataset", "suite", "order"]
-            c = rates.counts(frame, by=key, threshold=threshold) if len(frame) else _empty(f)
+            c = (
+                rates.counts(frame, by=key, threshold=threshold, given=decided)
+                if len(frame)
+                else _empty(f)
+            )
             counts.append(c)
             if len(frame):
                 documents.append(
-                    statistics.document_counts(frame, ["model", "dataset", "order"], threshold)
+                    statistics.document_counts(
+                        frame, ["model", "dataset", "order"], threshold, given=decided
+                    )
                 )
             flags.append(
-                rates.document_flags(frame, by=["model", "dataset"], threshold=threshold).assign(
-                    kind=kind(f.order, intersectional_order)
-                )
+                rates.document_flags(
+                    frame, by=["model", "dataset"], threshold=threshold, given=decided
+                ).assign(kind=kind(f.order, intersectional_order))
             )
             if f.order >= 2 and len(frame):
                 truth.append(
-                    rates.truth_table(frame, by=["model", "dataset", "suite"], threshold=threshold)
+                    rates.truth_table(
+                        frame, by=["model", "dataset", "suite"], threshold=threshold, given=decided
+                    )
                 )
             if f.order == intersectional_order:
                 for population in ("errors", "hidden"):
                     c = rates.correctness(
-                        frame, by=["model", "dataset"], threshold=threshold, population=population
+                        frame,
+                        by=["model", "dataset"],
+                        threshold=threshold,
+                        population=population,
+                        given=decided,
                     )
                     correct.append(c.assign(population=population))
             log.info("%s: %d outcome rows", f.path, len(frame))

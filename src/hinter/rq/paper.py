@@ -46,7 +46,7 @@ RQ1 = {
             "mutant": {"right": 9.20, "wrong": 79.43, "no_answer": 11.37},
         },
     },
-    # RQ4.1 (DESIGN §8): the original artifact's hidden count vs the correctly defined cell.
+    # RQ4.1 (docs/design.md §8): the original artifact's hidden count vs the correctly defined cell.
     "artifact_hidden": "57,160 of 336,348",
     "correct_hidden": "89,564 (26.6%)",
     # Group-level bias, MUTAINT (000) Table 4 (Legal LLMs): groups above their scope's mean.
@@ -116,7 +116,8 @@ TABLE3 = {
 
 RQ4 = {
     # Fig. 9a: bias-inducing intersectional mutants without a bias-inducing atomic parent, as the
-    # paper reports them (the original artifact's condition, DESIGN §8) and correctly defined.
+    # paper reports them (the original artifact's condition, docs/design.md §8) and correctly
+    # defined.
     "inter_without_atomic": 16.99,
     "inter_without_atomic_counts": "57,160 of 336,348",
     "inter_without_atomic_correct": "89,564 (26.6%)",
@@ -167,7 +168,8 @@ RQ5 = {
     },
 }
 
-# The other headline numbers of DESIGN §7, as numbers, read from the dicts above (one source).
+# The other headline numbers of docs/design.md §7, as numbers, read from the dicts above (one
+# source).
 HEADLINES = {
     # RQ2: pooled grammar score of the originals vs the valid mutants (Grammarly), percent.
     "grammar_originals": RQ2["original_score"],

@@ -1,5 +1,5 @@
-"""RQ1 effectiveness (DESIGN §3): paper Table 3, Figs. 4–6 and their data, the truth table and
-hidden-bias examples like Tables 1 and 4, under ``results/<run>/rq1/``.
+"""RQ1 effectiveness (docs/design.md §3): paper Table 3, Figs. 4–6 and their data, the truth table
+and hidden-bias examples like Tables 1 and 4, under ``results/<run>/rq1/``.
 
 Tables come from pooled counts (:mod:`hinter.rq.outcomes`, :mod:`hinter.rates`); figures are
 drawn from the tables' CSV files, so every rate is computed once. Output names, kinds and report
@@ -17,13 +17,13 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, patterns
 from hinter.plots import charts, style
+from hinter.render import Table, document, markdown_table, percent, prose, write_table
 from hinter.rq import figures, intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import Collected, OutcomeFile, collect, concat
 from hinter.rq.outcomes import kind as outcome_kind
-from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 TABLES = outputs.names(1, outputs.TABLE)
 DEFAULT_BOOTSTRAP = Bootstrap()  # the config's defaults; the rule passes the run's
@@ -333,7 +333,7 @@ def _share_cell(row: pd.Series) -> str:
 
 def truth_table(collected: Collected) -> Table:
     """Truth-table cells pooled over models and datasets, per suite and per order, with the
-    original artifact's hidden count beside the correct one (DESIGN §8)."""
+    original artifact's hidden count beside the correct one (docs/design.md §8)."""
     truth = collected.truth
     per_suite = (
         truth.groupby(["order", "suite", "pattern"], sort=False)["count"].sum().reset_index()

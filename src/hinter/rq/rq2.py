@@ -1,4 +1,5 @@
-"""RQ2 grammatical validity (DESIGN §3): paper Fig. 8a and its table, under ``results/<run>/rq2/``.
+"""RQ2 grammatical validity (docs/design.md §3): paper Fig. 8a and its table, under
+``results/<run>/rq2/``.
 
 Grammar scores of originals vs valid mutants, atomic vs intersectional, bias-inducing vs benign,
 pooled over every grammar run's balanced sample (:mod:`hinter.grammaticality`), with bootstrap
@@ -15,9 +16,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from hinter.plots import grouped, style
+from hinter.render import Table, prose, write_table
 from hinter.rq import figures, outputs, paper, scores
-from hinter.rq.render import Table, prose, write_table
-from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, Bootstrap, ScoreFile
+from hinter.rq.intervals import Bootstrap
+from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, ScoreFile
 
 TABLES = outputs.names(2, outputs.TABLE)
 FIGURES = outputs.names(2, outputs.FIGURE)

@@ -1,4 +1,4 @@
-"""RQ3 the dependency invariant (DESIGN §3): paper Figs. 7, 8b, 8c and their tables, under
+"""RQ3 the dependency invariant (docs/design.md §3): paper Figs. 7, 8b, 8c and their tables, under
 ``results/<run>/rq3/``.
 
 - ``validity`` / Fig. 7 (RQ3.1): valid vs discarded mutants per dataset, all / intersectional /
@@ -32,13 +32,15 @@ from hinter import io, rates, statistics, tables
 from hinter.errors import DataError
 from hinter.plan import RQ_ORDER
 from hinter.plots import grouped, style
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import figures, outputs, paper, scores
+from hinter.rq.intervals import Bootstrap
+from hinter.rq.intervals import cell as interval_cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 from hinter.rq.outcomes import kind as kind_of
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 from hinter.rq.scores import ALL as ALL_OUTCOMES
-from hinter.rq.scores import Bootstrap, ScoreFile
+from hinter.rq.scores import ScoreFile
 
 log = logging.getLogger(__name__)
 
@@ -310,13 +312,13 @@ def validity(
             "Valid": shown["valid"].astype(str),
             "Discarded": shown["discarded"].astype(str),
             "Discarded (%)": [
-                scores.interval_text(v, lo, hi)
+                interval_cell(v, lo, hi, scale=1, missing="")
                 for v, lo, hi in zip(
                     shown["discarded_pct"], shown["low"], shown["high"], strict=True
                 )
             ],
             "vs atomic": [
-                scores.interval_text(v, lo, hi, signed=True)
+                interval_cell(v, lo, hi, scale=1, signed=True, missing="")
                 for v, lo, hi in zip(
                     shown["vs_atomic_pct"],
                     shown["vs_atomic_low"],
@@ -478,11 +480,13 @@ def positives(
     def cell(row, name: str) -> str:
         if not row["predicted_discarded"] and name != "error_rate":
             return "not predicted"
-        return scores.interval_text(
+        return interval_cell(
             row[f"{name}_pct"],
             row[f"{name}_pct_low"],
             row[f"{name}_pct_high"],
+            scale=1,
             signed=name == "difference",
+            missing="",
         )
 
     md = pd.DataFrame(

@@ -1,17 +1,17 @@
-"""RQ4 atomic vs intersectional bias (DESIGN §3): paper Figs. 9 and 10 and their data, under
+"""RQ4 atomic vs intersectional bias (docs/design.md §3): paper Figs. 9 and 10 and their data, under
 ``results/<run>/rq4/``.
 
 - Fig. 9a: bias-inducing valid intersectional mutants (with valid atomic parents) with / without
-  a bias-inducing atomic parent — "without" is the hidden bias of DESIGN §2; the original
-  artifact's condition ("atomic 1 benign and atomic 2 biased", DESIGN §8) is kept beside it as a
-  labelled compatibility row and figure;
+  a bias-inducing atomic parent — "without" is the hidden bias of docs/design.md §2; the original
+  artifact's condition ("atomic 1 benign and atomic 2 biased", docs/design.md §8) is kept beside it
+  as a labelled compatibility row and figure;
 - Fig. 9b: bias-inducing valid atomic mutants with / without a bias-inducing valid
   intersectional mutant built from the same pair (a "child");
 - Fig. 10: bias-inducing originals of each attribute pair as a Venn diagram of three sets
   (atomic A, atomic B, intersectional A×B); for N=3 an UpSet plot of four sets.
 
 Counts come from :mod:`hinter.rates`, read one (model, dataset) at a time; every share gets a
-bootstrap interval over original documents (:mod:`hinter.rq.ci`).
+bootstrap interval over original documents (:mod:`hinter.rq.intervals`).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from matplotlib.figure import Figure
 from hinter import rates
 from hinter.oracle import suite_attributes
 from hinter.plots import rq4 as charts
-from hinter.rq import ci, figures, outputs, paper
+from hinter.render import Table, document, markdown_table, prose, write_table
+from hinter.rq import figures, intervals, outputs, paper
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 
 log = logging.getLogger(__name__)
 
@@ -168,11 +168,13 @@ def _pooled(
     ``scope`` names models of the run, over those models (All / Paper scope)."""
     in_scope = doc_counts[doc_counts["model"].isin(list(scope))]
     parts = [
-        ci.intervals(doc_counts, inputs, statistic, rates_, ["model", "dataset"], **stats),
-        ci.intervals(
+        intervals.totals_intervals(
+            doc_counts, inputs, statistic, rates_, ["model", "dataset"], **stats
+        ),
+        intervals.totals_intervals(
             doc_counts, inputs, statistic, rates_, ["model"], ("dataset", "doc_id"), **stats
         ).assign(dataset=ALL),
-        ci.intervals(
+        intervals.totals_intervals(
             doc_counts.assign(model=TOTAL, dataset=ALL),
             inputs,
             statistic,
@@ -184,7 +186,7 @@ def _pooled(
     ]
     if len(in_scope):
         parts.append(
-            ci.intervals(
+            intervals.totals_intervals(
                 in_scope.assign(model=PAPER_SCOPE, dataset=ALL),
                 inputs,
                 statistic,
@@ -267,7 +269,8 @@ def counterparts(
             "With counterpart": csv["with_counterpart"].astype(str),
             "Without counterpart": csv["without_counterpart"].astype(str),
             "Share (%)": [
-                f"{s}: " + ci.cell(r, "share") for s, r in zip(csv["share"], records, strict=True)
+                f"{s}: " + intervals.percent_cell(r, "share")
+                for s, r in zip(csv["share"], records, strict=True)
             ],
         }
     )
@@ -374,7 +377,9 @@ def venn(
                     {
                         "Region": [x["name"] for x in total],
                         "Originals": [str(x["originals"]) for x in total],
-                        "Share of the union (%)": [ci.cell(x, "share") for x in total],
+                        "Share of the union (%)": [
+                            intervals.percent_cell(x, "share") for x in total
+                        ],
                     }
                 ),
                 right=["Originals"],

@@ -1,4 +1,4 @@
-"""RQ5 scalability to three attributes (DESIGN §3): paper Table 5 (atomic, 2- and
+"""RQ5 scalability to three attributes (docs/design.md §3): paper Table 5 (atomic, 2- and
 3-intersectional mutants: generated, valid, errors, hidden) and a Table-6-style example, under
 ``results/<run>/rq5/``.
 
@@ -19,11 +19,11 @@ import pandas as pd
 
 from hinter import io, statistics, tables
 from hinter.errors import DataError
-from hinter.rq import ci, outputs
+from hinter.render import Table, document, markdown_table, percent, prose, write_table
+from hinter.rq import intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
-from hinter.rq.render import Table, document, markdown_table, percent, prose, write_table
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def document_counts(
             # one file at a time: only its per-document counts are kept
             parts.append(statistics.document_counts(frame, by=["model", "dataset", "order"]))
             log.info("%s: %d outcome rows (document limit %s)", f.path, len(frame), limit)
-    return ci.combine_document_counts(parts, ["model", "dataset", "order", "doc_id"])
+    return intervals.combine_document_counts(parts, ["model", "dataset", "order", "doc_id"])
 
 
 def table5(
@@ -97,7 +97,7 @@ def table5(
 ) -> Table:
     """Paper Table 5 for each (model, dataset) with a suite of order 3, and the tests of the
     3- vs 2-intersectional (and 2-intersectional vs atomic) differences."""
-    grid = ci.intervals(
+    grid = intervals.totals_intervals(
         doc_counts,
         statistics.RATE_INPUTS,
         statistics.rate_table,
@@ -118,13 +118,16 @@ def table5(
                 "attributes": int(r["order"]),
                 "generated": int(r["generated"]),
                 "valid": int(r["valid"]),
-                **{c: r[c] for c in ci.columns(["valid_share"])},
+                **{c: r[c] for c in intervals.percent_columns(["valid_share"])},
                 "decided": int(r["decided"]),
                 "errors": int(r["errors"]),
-                **{c: r[c] for c in ci.columns(["error_rate"])},
+                **{c: r[c] for c in intervals.percent_columns(["error_rate"])},
                 "hidden_base": int(r["hidden_base"]),
                 "hidden": int(r["hidden"]) if r["order"] >= 2 else None,
-                **{c: (r[c] if r["order"] >= 2 else None) for c in ci.columns(["hidden_rate"])},
+                **{
+                    c: (r[c] if r["order"] >= 2 else None)
+                    for c in intervals.percent_columns(["hidden_rate"])
+                },
                 **{
                     f"paper_{k}": p.get(k)
                     for k in (
@@ -149,15 +152,17 @@ def table5(
                 "Attributes": part["attributes"].astype(str),
                 "Generated": part["generated"].map(lambda v: f"{v:,}"),
                 "Passed (rate)": [
-                    f"{r['valid']:,} ({ci.cell(r, 'valid_share')})" for r in part.to_dict("records")
+                    f"{r['valid']:,} ({intervals.percent_cell(r, 'valid_share')})"
+                    for r in part.to_dict("records")
                 ],
                 "Errors (rate)": [
-                    f"{r['errors']:,} ({ci.cell(r, 'error_rate')})" for r in part.to_dict("records")
+                    f"{r['errors']:,} ({intervals.percent_cell(r, 'error_rate')})"
+                    for r in part.to_dict("records")
                 ],
                 "Hidden (rate)": [
                     "/"
                     if r["attributes"] == 1
-                    else f"{int(r['hidden']):,} ({ci.cell(r, 'hidden_rate')})"
+                    else f"{int(r['hidden']):,} ({intervals.percent_cell(r, 'hidden_rate')})"
                     for r in part.to_dict("records")
                 ],
                 "Paper": [_paper_cell(r) for r in part.to_dict("records")],

@@ -1,4 +1,4 @@
-"""RQ6 sensitivity (DESIGN §3): paper Fig. 11 (error and hidden rates over repeated runs and
+"""RQ6 sensitivity (docs/design.md §3): paper Fig. 11 (error and hidden rates over repeated runs and
 alternative prompt templates) and Fig. 12 (error and hidden rates, and the model's accuracy,
 against a confidence threshold), with their data, under ``results/<run>/rq6/``.
 
@@ -23,10 +23,10 @@ from matplotlib.figure import Figure
 from hinter import rates, statistics
 from hinter.layout import DEFAULT_VARIANT, Variant
 from hinter.plots import rq6 as charts
-from hinter.rq import ci, figures, outputs
+from hinter.render import Table, document, markdown_table, prose, write_table
+from hinter.rq import figures, intervals, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
-from hinter.rq.render import Table, document, markdown_table, prose, write_table
 from hinter.rq.rq5 import comparison_sentence
 
 log = logging.getLogger(__name__)
@@ -105,7 +105,7 @@ def variant_counts(files: Sequence[OutcomeFile], order: int = 2) -> pd.DataFrame
         frame = read_outcomes(f, RATE_COLUMNS).assign(variant=f.variant)
         parts.append(statistics.document_counts(frame, by=["model", "dataset", "variant"]))
     # the suites of one (model, dataset, variant) on one document are one unit
-    return ci.combine_document_counts(parts, ["model", "dataset", "variant", "doc_id"])
+    return intervals.combine_document_counts(parts, ["model", "dataset", "variant", "doc_id"])
 
 
 def variants(
@@ -123,7 +123,7 @@ def variants(
     if runs_decoding not in RUNS_NOTE:
         raise ValueError(f"sensitivity.runs_decoding {runs_decoding!r}: use greedy or sampled")
     keys = ["model", "dataset", "variant"]
-    grid = ci.intervals(
+    grid = intervals.totals_intervals(
         doc_counts, statistics.RATE_INPUTS, statistics.rate_table, RATES, keys, **stats
     )
     grid = in_order(grid, {"model": models, "dataset": datasets, "variant": variant_names})
@@ -133,7 +133,7 @@ def variants(
         record["groups"] = ";".join(group_of(r["variant"], runs_decoding))
         for c in ("decided", "errors", "hidden_base", "hidden"):
             record[c] = int(r[c])
-        for c in ci.columns(RATES):
+        for c in intervals.percent_columns(RATES):
             record[c] = r[c]
         sides = (doc_counts["model"] == r["model"]) & (doc_counts["dataset"] == r["dataset"])
         default = doc_counts[sides & (doc_counts["variant"] == DEFAULT_VARIANT)]
@@ -161,8 +161,12 @@ def variants(
         md = pd.DataFrame(
             {
                 "Variant": [r["variant"] for r in part],
-                "Error rate": [ci.cell(r, "error_rate") + _star(r, "error_rate") for r in part],
-                "Hidden rate": [ci.cell(r, "hidden_rate") + _star(r, "hidden_rate") for r in part],
+                "Error rate": [
+                    intervals.percent_cell(r, "error_rate") + _star(r, "error_rate") for r in part
+                ],
+                "Hidden rate": [
+                    intervals.percent_cell(r, "hidden_rate") + _star(r, "hidden_rate") for r in part
+                ],
                 "Errors / decided": [f"{r['errors']}/{r['decided']}" for r in part],
                 "Hidden / base": [f"{r['hidden']}/{r['hidden_base']}" for r in part],
             }
@@ -231,7 +235,7 @@ def threshold_counts(
                 parts.append(counts.assign(rule=rule, threshold=float(t)))
         log.info("%s: %d outcome rows", f.path, len(frame))
     keys = ["model", "dataset", "rule", "threshold", "doc_id"]
-    return ci.combine_document_counts(parts, keys)
+    return intervals.combine_document_counts(parts, keys)
 
 
 def thresholds_table(
@@ -244,7 +248,7 @@ def thresholds_table(
 ) -> Table:
     """Fig. 12's data: per (model, dataset, rule, threshold) the counts and the two rates."""
     keys = ["model", "dataset", "rule", "threshold"]
-    grid = ci.intervals(
+    grid = intervals.totals_intervals(
         doc_counts, statistics.RATE_INPUTS, statistics.rate_table, RATES, keys, **stats
     )
     other = [r for r in rates.THRESHOLD_RULES if r != rule]
@@ -256,10 +260,10 @@ def thresholds_table(
             *keys,
             "decided",
             "errors",
-            *ci.columns(["error_rate"]),
+            *intervals.percent_columns(["error_rate"]),
             "hidden_base",
             "hidden",
-            *ci.columns(["hidden_rate"]),
+            *intervals.percent_columns(["hidden_rate"]),
         ]
     ].copy()
     csv["threshold_pct"] = 100 * csv["threshold"]
@@ -276,9 +280,9 @@ def thresholds_table(
             {
                 "Threshold (%)": [f"{r['threshold_pct']:g}" for r in rows],
                 "Decided": [str(r["decided"]) for r in rows],
-                "Error rate": [ci.cell(r, "error_rate") for r in rows],
+                "Error rate": [intervals.percent_cell(r, "error_rate") for r in rows],
                 "Hidden / base": [f"{r['hidden']}/{r['hidden_base']}" for r in rows],
-                "Hidden rate": [ci.cell(r, "hidden_rate") for r in rows],
+                "Hidden rate": [intervals.percent_cell(r, "hidden_rate") for r in rows],
             }
         )
         sections += [
@@ -333,11 +337,11 @@ def accuracy_table(
     """Fig. 12 (c), (d) data: per (model, dataset, threshold) the accuracy on the originals and
     on the valid mutants among the predictions kept, and the share kept."""
     keys = ["model", "dataset", "threshold"]
-    grid = ci.intervals(
+    grid = intervals.totals_intervals(
         doc_counts, rates.ACCURACY_COUNTS, rates.add_accuracy_rates, ACCURACY_RATES, keys, **stats
     )
     grid = in_order(grid, {"model": models, "dataset": datasets}, then=["threshold"])
-    csv = grid[[*keys, *rates.ACCURACY_COUNTS, *ci.columns(ACCURACY_RATES)]].copy()
+    csv = grid[[*keys, *rates.ACCURACY_COUNTS, *intervals.percent_columns(ACCURACY_RATES)]].copy()
     csv.insert(2, "threshold_pct", 100 * csv.pop("threshold").astype(float))
     level = round(100 * float(stats["confidence"]))
     sections = []
@@ -347,9 +351,11 @@ def accuracy_table(
             {
                 "Threshold (%)": [f"{r['threshold_pct']:g}" for r in rows],
                 "Originals kept": [f"{r['originals_kept']}/{r['originals']}" for r in rows],
-                "Accuracy on originals": [ci.cell(r, "original_accuracy") for r in rows],
+                "Accuracy on originals": [
+                    intervals.percent_cell(r, "original_accuracy") for r in rows
+                ],
                 "Mutants kept": [f"{r['mutants_kept']}/{r['mutants']}" for r in rows],
-                "Accuracy on mutants": [ci.cell(r, "mutant_accuracy") for r in rows],
+                "Accuracy on mutants": [intervals.percent_cell(r, "mutant_accuracy") for r in rows],
             }
         )
         sections += [f"## {model} on {dataset}", "", markdown_table(md, right=list(md.columns))]

@@ -25,10 +25,10 @@ from hinter import io
 from hinter.grammaticality import SCORES, pooled_scores
 from hinter.grammaticality.summary import pooled_frame
 from hinter.plots import style
-from hinter.rq.intervals import Bootstrap
+from hinter.render import Table, document, markdown_table
+from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import kind as kind_of
-from hinter.rq.render import Table, document, markdown_table
 from hinter.statistics import bootstrap
 
 CLUSTER = ("dataset", "doc_id")
@@ -216,12 +216,12 @@ def score_table(
             "Outcome": csv["outcome"],
             "Texts": csv["texts"].astype(int).astype(str),
             "Score": [
-                interval_text(s, lo, hi)
+                cell(s, lo, hi, scale=1, missing="")
                 for s, lo, hi in zip(csv["score_pct"], csv["low"], csv["high"], strict=True)
             ],
             "Compared with": csv["compared_with"].fillna(""),
             "Difference": [
-                interval_text(d, lo, hi, signed=True)
+                cell(d, lo, hi, scale=1, signed=True, missing="")
                 for d, lo, hi in zip(
                     csv["difference"], csv["difference_low"], csv["difference_high"], strict=True
                 )
@@ -247,17 +247,3 @@ def mutation_order(kinds) -> list[str]:
 
 def boot_words(boot: Bootstrap) -> dict[str, str]:
     return {"confidence": f"{100 * boot.confidence:g}%", "resamples": str(boot.resamples)}
-
-
-def _missing(value) -> bool:
-    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
-
-
-def interval_text(value, low, high, signed: bool = False) -> str:
-    """``79.50 [78.10, 80.70]``; empty when undefined."""
-    if _missing(value):
-        return ""
-    fmt = "+.2f" if signed else ".2f"
-    if _missing(low) or _missing(high):
-        return f"{value:{fmt}}"
-    return f"{value:{fmt}} [{low:{fmt}}, {high:{fmt}}]"
