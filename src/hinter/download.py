@@ -1,6 +1,6 @@
 """``snakemake download``: what a run needs from the internet, fetched on a machine that has it.
 
-For clusters whose compute nodes are offline (DESIGN §6): on a login node, the run's datasets go
+For clusters whose compute nodes are offline (docs/design.md §6): on a login node, the run's datasets go
 into the local mirror (``hinter.mirror``, ``data.mirror``), the SBIC archive is fetched and
 verified by its own rule (``download_sbic``, into ``resources/sbic/``), and the parser is
 installed into the environment when missing (the pinned re-upload, by hash). The report says what
@@ -19,6 +19,7 @@ from typing import Any
 
 from hinter import io, mirror, sbic
 from hinter.config import parser_problem
+from hinter.data import FACTS
 from hinter.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)
@@ -37,7 +38,7 @@ def datasets_to_mirror(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
             "config key 'data.mirror': snakemake download needs the folder to fill "
             "(--config 'data={mirror: DIR}')"
         )
-    return mirror.fill(list(cfg["datasets"]), cfg["data"]["hub"], folder)
+    return fill(list(cfg["datasets"]), cfg["data"]["hub"], folder)
 
 
 def sbic_archive(cfg: Mapping[str, Any], folder: str | Path, checksums: str | Path) -> dict | None:
@@ -101,3 +102,28 @@ def download(
     }
     io.write_json(report_path, report)
     return report
+
+
+def fill(
+    datasets: list[str], hub_sources: Mapping[str, Mapping[str, Any]], folder: str | Path
+) -> list[dict[str, Any]]:
+    """Fetch every dataset of a run into the mirror (``snakemake download``); one report each."""
+    reports = []
+    for dataset in datasets:
+        facts = FACTS[dataset]
+        source = hub_sources.get(dataset, {})
+        repo = source.get("repo", facts.repo)
+        report = mirror.fetch(
+            repo,
+            source.get("name", facts.config_name),
+            source.get("revision", facts.revision),
+            folder,
+        )
+        size = sum(report["files"].values())
+        log.info(
+            "%s: %s (%s) at %s, %d files, %.1f MB -> %s",
+            dataset, repo, report["name"], report["revision"], len(report["files"]), size / 1e6,
+            report["dir"],
+        )  # fmt: skip
+        reports.append({"dataset": dataset, **report})
+    return reports

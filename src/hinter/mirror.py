@@ -204,30 +204,3 @@ def fetch(repo: str, name: str | None, revision: str, mirror: str | Path) -> dic
         "dir": str(local),
         "files": {f: (local / f).stat().st_size for f in files},
     }
-
-
-def fill(
-    datasets: list[str], hub_sources: Mapping[str, Mapping[str, Any]], mirror: str | Path
-) -> list[dict[str, Any]]:
-    """Fetch every dataset of a run into the mirror (``snakemake download``); one report each."""
-    from hinter.data import FACTS
-
-    reports = []
-    for dataset in datasets:
-        facts = FACTS[dataset]
-        source = hub_sources.get(dataset, {})
-        repo = source.get("repo", facts.repo)
-        report = fetch(
-            repo,
-            source.get("name", facts.config_name),
-            source.get("revision", facts.revision),
-            mirror,
-        )
-        size = sum(report["files"].values())
-        log.info(
-            "%s: %s (%s) at %s, %d files, %.1f MB -> %s",
-            dataset, repo, report["name"], report["revision"], len(report["files"]), size / 1e6,
-            report["dir"],
-        )  # fmt: skip
-        reports.append({"dataset": dataset, **report})
-    return reports

@@ -6,7 +6,7 @@ Then, each in a fresh interpreter as a workflow job would run:
 
 - a "login node" (online, ``HF_ENDPOINT`` = the loopback hub) runs ``hinter.data.prepare_from_hub``
   unchanged for ecthr_a, scotus, eurlex, ledgar and imdb, and fills a mirror with
-  ``hinter.mirror.fill`` (what ``snakemake download`` runs);
+  ``hinter.download.fill`` (what ``snakemake download`` runs);
 - with the server stopped, a "compute node" (``HF_HUB_OFFLINE=1``, an empty HF cache) prepares the
   same datasets from the mirror.
 
