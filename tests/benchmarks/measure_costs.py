@@ -516,10 +516,12 @@ def main(argv=None) -> int:
             "time": dt.datetime.now(dt.UTC).strftime("%H:%M UTC"),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), "
             f"load average {os.getloadavg()[0]:.1f}, python {platform.python_version()}",
-            "inputs": "real samples (../shared/real)" if real else "synthetic shapes",
         }
+        inputs = "real samples (../shared/real)" if real else "synthetic shapes"
         for name, entry in measured.items():
             record[name] = {**entry, **stamp}
+            if name.startswith(("mutation_", "invariant_")):
+                record[name]["inputs"] = inputs
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(dict(sorted(record.items())), indent=2) + "\n")
         print(f"recorded in {OUT}")
