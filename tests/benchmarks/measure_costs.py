@@ -222,10 +222,6 @@ def _visible(text: str, chars: int | None) -> str:
     return text[: cut if cut > 0 else chars]
 
 
-def _median(values: list[float]) -> float:
-    return statistics.median(values)
-
-
 def real_corpora(datasets: list[str]) -> dict[str, list[str]]:
     import real_corpora as rc
 
@@ -256,9 +252,9 @@ def measure_mutation_real(tmp: Path, corpora: dict[str, list[str]], repeat: int)
             runs = [run(docs_path, attributes) for _ in range(repeat)]
             order = "atomic" if len(attributes) == 1 else "inter"
             total = totals[order]
-            total[0] += _median([cpu for _, cpu, _ in runs])
+            total[0] += statistics.median([cpu for _, cpu, _ in runs])
             total[1] += runs[0][0]["generated"]
-            total[2] += _median([wall for _, _, wall in runs])
+            total[2] += statistics.median([wall for _, _, wall in runs])
             total[3].append("+".join(attributes))
             whole["+".join(attributes)] = runs[0][0]["generated"]
         per_doc, model = {}, {}
@@ -272,15 +268,13 @@ def measure_mutation_real(tmp: Path, corpora: dict[str, list[str]], repeat: int)
                 for attributes in REAL_SUITES:
                     stats, _, _ = run(shown, attributes)
                     counts["+".join(attributes)] = round(stats["generated"] / len(texts), 2)
-            for order, n in (("atomic", 1), ("pair", 2)):
-                suites = [k for k in counts if k.count("+") == n - 1]
-                counts[f"mean per {'attribute' if n == 1 else order}"] = round(
-                    sum(counts[k] for k in suites) / len(suites), 2
-                )
-                s_values = [estimate.scale(ds, len(v)) for v in visible]
-                model[name] = model.get(name, {})
-                model[name][f"{order}"] = round(
-                    sum(estimate.mutants_per_document(n, s) for s in s_values) / len(texts), 2
+            scales = [estimate.scale(ds, len(v)) for v in visible]
+            model[name] = {}
+            for label, n in (("attribute", 1), ("pair", 2)):
+                suites = ["+".join(a) for a in REAL_SUITES if len(a) == n]
+                counts[f"mean per {label}"] = round(sum(counts[k] for k in suites) / len(suites), 2)
+                model[name]["atomic" if n == 1 else "pair"] = round(
+                    sum(estimate.mutants_per_document(n, s) for s in scales) / len(texts), 2
                 )
             counts["mean visible chars"] = round(sum(map(len, visible)) / len(texts))
             per_doc[f"{name} ({chars} chars)" if chars else name] = counts
@@ -362,7 +356,7 @@ def measure_invariant_real(tmp: Path, corpora: dict[str, list[str]], repeat: int
                 print(f"invariant_{ds}_{order}: no mutants in the sample, not recorded")
                 continue
             out[f"invariant_{ds}_{order}"] = {
-                "cpu_s_per_unit": _median(runs[order]) / rows[order],
+                "cpu_s_per_unit": statistics.median(runs[order]) / rows[order],
                 "unit": "checked mutant",
                 "units": rows[order],
                 "statistic": f"median of {repeat} runs, fresh parse cache each, parser load "
