@@ -261,10 +261,13 @@ def _length_class(config: Mapping[str, Any], dataset: str) -> str:
     return "review" if document_chars(config, dataset) < 4_000 else "legal"
 
 
-def unit_name(costs: Mapping[str, Any], stage: str, dataset: str, length: str, order: str) -> str:
-    """The cost measured on the dataset's real text when recorded, else its length class's."""
+def unit_name(
+    costs: Mapping[str, Any], stage: str, dataset: str, length: str, order: str, real: bool = True
+) -> str:
+    """The cost measured on the dataset's real text when recorded (and the config reads real
+    data, not the demo's synthetic documents), else its length class's."""
     own = f"{stage}_{dataset}_{order}"
-    return own if own in costs else f"{stage}_{length}_{order}"
+    return own if real and own in costs else f"{stage}_{length}_{order}"
 
 
 def encoder_shape(spec: Mapping[str, Any]) -> dict[str, float]:
@@ -301,7 +304,7 @@ def llm_prompt_seconds(
     bound (the weights read once per decoding step, shared by the prompts of a batch).
 
     Plain path: the whole prompt prefilled, batch 1. Batched: the shared prefix cached, only the
-    document prefilled, ``LLM_BATCH`` prompts per decoding step.
+    document prefilled, ``LLM_BATCH`` prompts per decoding step. Either: ``LLM_PROMPT_S`` more.
     """
     prompt = document_tokens if batched else document_tokens + PROMPT_OVERHEAD_TOKENS
     prefill = 2 * llm["params"] * prompt / (gpu["tflops"] * 1e12 * UTILISATION["prefill"])
@@ -352,10 +355,10 @@ def project(
                     out.stage("mutate").add(
                         per_shard,
                         JOB_OVERHEAD_CPU_S
-                        + per_shard * cpu(unit_name(costs, "mutation", ds, length, order)),
+                        + per_shard * cpu(unit_name(costs, "mutation", ds, length, order, hub)),
                     )
                     overhead = JOB_OVERHEAD_CPU_S + cpu("invariant_job_overhead")
-                    invariant = unit_name(costs, "invariant", ds, length, order)
+                    invariant = unit_name(costs, "invariant", ds, length, order, hub)
                     per_mutant = cpu(invariant) if checking else 0.0
                     out.stage("check_invariant").add(per_shard, overhead + per_shard * per_mutant)
 

@@ -48,6 +48,14 @@ def test_a_datasets_own_cost_replaces_its_length_class(paper, costs):
     )
     extra = 9 * base["invariant_legal_atomic"]["cpu_s_per_unit"] * atomic / 3600
     assert after - before == pytest.approx(extra, rel=1e-6)
+    # The demo's synthetic documents keep the length class's figure.
+    assert estimate.unit_name(dearer, "invariant", "scotus", "legal", "atomic", real=False) == (
+        "invariant_legal_atomic"
+    )
+    demo = validate_config(load_yaml(REPO_ROOT / "config" / "demo.yaml"))
+    assert estimate.project(demo, dearer).stages["check_invariant"].cpu_hours == pytest.approx(
+        estimate.project(demo, base).stages["check_invariant"].cpu_hours
+    )
 
 
 def test_real_text_costs_name_their_samples(costs):
