@@ -6,6 +6,7 @@ estimate before anything is sent, and an API key that is never written anywhere.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from fake_openai import FakeOpenAI, answer_for
+from fake_openai import MALFORMED, FakeOpenAI, answer_for
 from llm_models import BUDGETS, write_demo_dataset
 
 from hinter import edits, io, tables
@@ -180,18 +181,21 @@ def test_retries_are_bounded_and_leave_nothing_half_written(imdb, tokenizer_dir,
 def test_a_response_that_stays_malformed_is_an_error_row_not_cached(
     imdb, tokenizer_dir, tmp_path, key
 ):
-    def behaviour(body):
-        return "empty" if "woman" in body["messages"][-1]["content"] else None
-
     suite = _suite(imdb, tmp_path)
+    texts = _texts(imdb, suite)
+    chosen = sorted(t for t in texts.values() if "woman" in t)[:4]  # a minority of the 14
+
+    def behaviour(body):
+        content = body["messages"][-1]["content"]
+        return "empty" if any(t in content for t in chosen) else None
+
     with FakeOpenAI(behaviour) as server:
         spec = _spec(server, tokenizer_dir, max_retries=1)
         _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, suite, tmp_path / "p.parquet")
         rows = io.read_parquet(tmp_path / "p.parquet", tables.PREDICTIONS).to_pylist()
         errors = {r["text_id"] for r in rows if r["status"] == "error"}
-        texts = _texts(imdb, suite)
-        failing = {r["text_id"] for r in rows if "woman" in texts[r["text_id"]]}
-        assert errors == failing and len(failing) >= 7  # every mutant, some originals
+        failing = {r["text_id"] for r in rows if texts[r["text_id"]] in chosen}
+        assert errors == failing and len(failing) == 4
         for row in rows:
             if row["text_id"] in errors:
                 assert row["labels"] == [] and row["answer"] is None
@@ -201,6 +205,21 @@ def test_a_response_that_stays_malformed_is_an_error_row_not_cached(
     assert len(server.requests) - sent == len(failing)
     rows = io.read_parquet(tmp_path / "p2.parquet", tables.PREDICTIONS).to_pylist()
     assert {r["status"] for r in rows} == {"ok"}
+
+
+def test_most_responses_unusable_fails_the_job(imdb, tokenizer_dir, tmp_path, key):
+    """A login page answering every request (L17) is a failed job, not a file of errors."""
+
+    def behaviour(body):
+        return "html"
+
+    with FakeOpenAI(behaviour) as server:
+        spec = _spec(server, tokenizer_dir, max_retries=1)
+        with pytest.raises(ApiError, match=r"7 of 7 responses .* unusable") as info:
+            _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, _suite(imdb, tmp_path),
+                 tmp_path / "p.parquet")  # fmt: skip
+    assert "\n" not in str(info.value) and "not JSON" in str(info.value)
+    assert not (tmp_path / "p.parquet").exists()
 
 
 def test_fatal_status_stops_at_once(imdb, tokenizer_dir, tmp_path, key):
@@ -320,3 +339,131 @@ def test_answer_for_is_a_real_function_of_the_document():
     assert answer_for(body) == "Answer: Negative."
     body["messages"][0]["content"] = "Question: Was the woman happy?\nText: A man left."
     assert answer_for(body) == "Answer: Positive."
+
+
+# -- the fault matrix: every malformed shape x (first request / cached row / concurrency > 1) --
+
+TEXTS = ["The film was fine.", "A woman wrote a dull plot.", "The score was lovely."]
+URL_SECRET = "pa55-URLSECRET-31"
+
+
+def _job(build, log_path: Path, capsys) -> tuple[int, list[str]]:
+    """Run ``build`` as a workflow job does: (exit code, the ``hinter:`` lines on stderr)."""
+    from types import SimpleNamespace
+
+    from hinter import workflow
+
+    code = 0
+    try:
+        workflow.run(SimpleNamespace(log=[str(log_path)]), build)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        logging.getLogger().handlers.clear()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, [line for line in err.splitlines() if line.startswith("hinter:")]
+
+
+def _no_secret_under(*folders: Path) -> None:
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert SECRET.encode() not in data, path
+                assert URL_SECRET.encode() not in data, path
+
+
+def _cached_rows(cache: Path) -> list[str]:
+    import sqlite3
+
+    path = cache / "api" / "responses.sqlite"
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as db:
+        return [r[0] for r in db.execute("SELECT response FROM responses")]
+
+
+def _all_valid(rows: list[str]) -> bool:
+    import json
+
+    for row in rows:
+        chat_openai.validate_response(json.loads(row), 7)
+    return True
+
+
+@pytest.mark.parametrize("where", ["first", "cached", "concurrent"])
+@pytest.mark.parametrize("shape", MALFORMED)
+def test_fault_matrix(shape, where, imdb, tokenizer_dir, tmp_path, key, capsys, monkeypatch):
+    """A malformed response is retried, never cached, never a traceback; a bad cached row is
+    fetched again; a server that only misbehaves fails the job with one line (exit 1)."""
+    import json
+    import sqlite3
+
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    cache, log_path = tmp_path / "cache", tmp_path / "job.log"
+    seen: dict[str, int] = {}
+
+    def once(body):  # the shape on each request's first attempt, then a healthy answer
+        text = body["messages"][-1]["content"]
+        seen[text] = seen.get(text, 0) + 1
+        return shape if seen[text] == 1 else None
+
+    behaviour = {"first": once, "cached": lambda b: None, "concurrent": lambda b: shape}[where]
+    with FakeOpenAI(behaviour) as server:
+        url = server.base_url.replace("http://", f"http://user:{URL_SECRET}@")
+        spec = _spec(server, tokenizer_dir, base_url=url, max_retries=1,
+                     concurrency=3 if where == "concurrent" else 1)  # fmt: skip
+        result = {}
+
+        def build():
+            predictor = _predictor(spec, imdb, cache)
+            keys, outputs = predictor.engine.resolve(TEXTS)
+            result["labels"] = [predictor.parse(outputs[k]).labels for k in keys]
+
+        if where == "cached":  # a healthy run, then every stored response damaged to the shape
+            assert _job(build, log_path, capsys)[0] == 0
+            with FakeOpenAI(lambda b: shape) as bad:
+                bad_row = bad.completion({"model": "m", "messages": [{"content": TEXTS[0]}],
+                                          "logprobs": True, "max_tokens": 7})  # fmt: skip
+            import shutil
+
+            shutil.rmtree(cache / "predictions")
+            damaged = {"json_list": json.dumps([bad_row]), "malformed": '{"choices": [',
+                       "html": "<html>log in</html>"}.get(shape)  # fmt: skip
+            if damaged is None:
+                damaged = json.dumps(_damage(bad_row, shape), allow_nan=True)
+            with sqlite3.connect(cache / "api" / "responses.sqlite") as db:
+                db.execute("UPDATE responses SET response = ?", (damaged,))
+            before = len(server.requests)
+        code, lines = _job(build, log_path, capsys)
+        if where == "cached":
+            assert len(server.requests) - before == len(TEXTS)  # refetched, not trusted
+    if where == "concurrent":  # every response unusable: the job fails with one line
+        assert code == 1 and len(lines) == 1 and "unusable after retries" in lines[0]
+        assert _cached_rows(cache) == []
+    else:
+        assert code == 0 and lines == []
+        assert result["labels"] == [[1], [0], [1]]
+        rows = _cached_rows(cache)
+        assert len(rows) == len(TEXTS) and _all_valid(rows)
+    _no_secret_under(tmp_path)
+
+
+def _damage(completion: dict, shape: str) -> dict:
+    choice = completion["choices"][0]
+    items = choice["logprobs"]["content"]
+    if shape == "empty":
+        completion["choices"] = []
+    for item in items:
+        if shape == "logprob_missing":
+            del item["logprob"]
+        elif shape.startswith("logprob_"):
+            item["logprob"] = {"logprob_null": None, "logprob_positive": 3.0}.get(shape, math.nan)
+    if shape == "usage_null":
+        completion["usage"] = {"prompt_tokens": None, "completion_tokens": None}
+    if shape == "huge":
+        choice["message"]["content"] = "x" * 100_000
+    if shape == "content_null":
+        choice["message"]["content"] = None
+    return completion
