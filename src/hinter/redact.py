@@ -11,11 +11,12 @@ logger, ours or a library's, can write a secret.
 
 from __future__ import annotations
 
+import base64
 import logging
 import re
 import threading
 import traceback
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 MASK = "***"
 _MIN_LENGTH = 4  # shorter values are not secrets worth masking (and would mask ordinary words)
@@ -61,10 +62,16 @@ def public_url(url: str) -> str:
 
 
 def url_secrets(url: str) -> list[str]:
-    """The credentials a URL carries (its password and full userinfo), to :func:`register`."""
+    """The credentials a URL carries, in every form they can come back in: the userinfo as
+    written, the password decoded, and ``user:password`` in base64 (the HTTP client sends it
+    as Basic authorisation, which a server may echo)."""
     parts = urlsplit(url)
-    found = [parts.password or "", parts.netloc.rpartition("@")[0] if "@" in parts.netloc else ""]
-    return [s for s in found if s]
+    if "@" not in parts.netloc:
+        return []
+    userinfo = parts.netloc.rpartition("@")[0]
+    user, password = unquote(parts.username or ""), unquote(parts.password or "")
+    basic = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return [s for s in (userinfo, parts.password or "", password, basic) if s]
 
 
 def install() -> None:

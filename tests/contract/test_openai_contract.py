@@ -467,3 +467,62 @@ def _damage(completion: dict, shape: str) -> dict:
     if shape == "content_null":
         choice["message"]["content"] = None
     return completion
+
+
+def test_no_secret_in_any_file_of_a_failing_or_a_succeeding_run(
+    imdb, tokenizer_dir, tmp_path, key, capsys
+):
+    """A 401 that echoes the Authorization header (L06) and credentials inside base_url (L20):
+    neither the key nor the URL's password reaches the log, stderr, the caches or the results."""
+    suite = _suite(imdb, tmp_path)
+    faults = {"fault": "echo_auth"}
+    with FakeOpenAI(lambda body: faults["fault"]) as server:
+        url = server.base_url.replace("http://", f"http://user:{URL_SECRET}@")
+        spec = _spec(server, tokenizer_dir, base_url=url)
+        out = tmp_path / "p.parquet"
+
+        def build():
+            _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, suite, out)
+
+        code, lines = _job(build, tmp_path / "fail.log", capsys)
+        assert code == 1 and len(lines) == 1 and "HTTP 401" in lines[0], lines
+        # the client sends the URL's credentials as Basic authorisation: masked all the same
+        assert re.search(r"Incorrect API key provided: (Bearer|Basic) \*\*\* for", lines[0])
+        assert "user:***@" not in lines[0] and "127.0.0.1" in lines[0]
+        faults["fault"] = None
+        code, lines = _job(build, tmp_path / "ok.log", capsys)
+        assert code == 0 and lines == []
+    assert all({k.lower() for k in h} >= {"authorization"} for h in server.headers)
+    assert "HTTP Request" not in (tmp_path / "ok.log").read_text()  # client URL lines silenced
+    meta = io.read_parquet(out).schema.metadata
+    assert b"127.0.0.1" in b"".join(meta.values())  # the URL is kept, without its userinfo
+    _no_secret_under(tmp_path)
+
+
+def test_a_non_ascii_key_is_refused_before_any_request(imdb, tokenizer_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET + "\u201d")
+    with FakeOpenAI() as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        with pytest.raises(ConfigError, match=f"environment variable {KEY_ENV}: .*U\\+201D"):
+            _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+    assert server.requests == []
+    assert SECRET not in str(predictor.backend.api_key_env)
+
+
+def test_timeout_bounds_a_whole_request_and_503_retry_after(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """A body dripped 16 bytes every 0.05 s (~3 s in all) is abandoned at the 0.5 s timeout and
+    retried (L15); a 503's Retry-After is honoured (L26)."""
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
+    faults = iter(["drip", "503"])
+    with FakeOpenAI(lambda body: next(faults, None)) as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=3)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        start = time.monotonic()
+        keys, outputs = predictor.engine.resolve(["The film was fine."])
+        took = time.monotonic() - start
+    assert predictor.parse(outputs[keys[0]]).labels == [1]
+    assert len(server.requests) == 3 and predictor.backend.usage.retries == 2
+    assert predictor.backend.usage.waits[1] == pytest.approx(0.3)  # 503's Retry-After
+    assert took < 2.0, took

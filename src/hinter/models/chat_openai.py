@@ -285,24 +285,17 @@ def read_key(variable: str, who: str) -> str:
     return key
 
 
-def _timeouts() -> tuple[type[BaseException], ...]:
-    """The HTTP library's timeout errors (raised while a streamed body is read)."""
-    return tuple(m.TimeoutException for m in _http_modules())
-
-
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    return tuple(m.TransportError for m in _http_modules())
-
-
-def _http_modules() -> list[Any]:
-    """httpx2 (the openai client's HTTP library) and httpx, whichever are installed."""
+def _http_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """The timeout and transport errors of the HTTP libraries the client uses (raised as they
+    are while a streamed body is read); imported once, from one thread."""
     import importlib.util
 
-    return [
+    modules = [
         importlib.import_module(name)
         for name in ("httpx2", "httpx")
         if importlib.util.find_spec(name) is not None
     ]
+    return tuple(m.TimeoutException for m in modules), tuple(m.TransportError for m in modules)
 
 
 class OpenAIChat:
@@ -348,6 +341,9 @@ class OpenAIChat:
         self._client: Any = None
         self._rng = random.Random()
         self._lock = threading.Lock()
+        self._client_lock = threading.Lock()
+        self._timeout_errors: tuple[type[BaseException], ...] = ()
+        self._transport_errors: tuple[type[BaseException], ...] = ()
         self._stop = threading.Event()  # set by a fatal error: in-flight workers send no more
         self.first_failure: str | None = None  # why the first response stayed malformed
         self.calls = 0  # HTTP requests sent (retries included)
@@ -381,12 +377,17 @@ class OpenAIChat:
 
     # -- the client --------------------------------------------------------------------------
     def client(self):
+        with self._client_lock:
+            return self._make_client()
+
+    def _make_client(self):
         if self._client is None:
             who = f"{self.model_name} ({self.model} at {self.public_url})"
             key = read_key(self.api_key_env, who)
             from openai import OpenAI
 
             factory = self._client_factory or OpenAI
+            self._timeout_errors, self._transport_errors = _http_errors()
             self._client = factory(
                 api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout
             )
@@ -408,6 +409,7 @@ class OpenAIChat:
         None when it stayed malformed; an unrecoverable error raises (its message redacted)."""
         import openai
 
+        client = self.client()  # a missing or unusable key: one line, nothing sent
         for attempt in range(self.max_retries + 1):
             retry_after = None
             if self._stop.is_set():
@@ -415,14 +417,14 @@ class OpenAIChat:
             try:
                 with self._lock:
                     self.calls += 1
-                return self._request(body)
+                return self._request(client, body)
             except openai.RateLimitError as exc:
                 why, retry_after = "429", exc.response.headers.get("retry-after")
             except openai.InternalServerError as exc:  # 5xx: 503 may say when to come back
                 why, retry_after = str(exc.status_code), exc.response.headers.get("retry-after")
-            except (openai.APITimeoutError, _Deadline, *_timeouts()) as exc:
+            except (openai.APITimeoutError, _Deadline, *self._timeout_errors) as exc:
                 why = f"timeout ({type(exc).__name__})"
-            except (openai.APIConnectionError, *_transport_errors()) as exc:
+            except (openai.APIConnectionError, *self._transport_errors) as exc:
                 cause = exc.__cause__ or exc
                 why = f"{type(exc).__name__} ({first_line(cause)})"
             except (MalformedResponse, openai.APIResponseValidationError) as exc:
@@ -460,13 +462,13 @@ class OpenAIChat:
             time.sleep(wait)
         return None  # unreachable
 
-    def _request(self, body: dict) -> tuple[dict, dict]:
+    def _request(self, client: Any, body: dict) -> tuple[dict, dict]:
         """Send one request and read its body within ``timeout`` seconds in all and
         ``MAX_RESPONSE_BYTES``; the response and its generation, validated."""
         deadline = time.monotonic() + self.timeout
         chunks: list[bytes] = []
         size = 0
-        create = self.client().chat.completions.with_streaming_response.create
+        create = client.chat.completions.with_streaming_response.create
         with create(**body) as raw:
             for chunk in raw.iter_bytes():
                 size += len(chunk)
