@@ -1,0 +1,27 @@
+"""Outputs never destroy or leave their place (review 2026-11-25, T04, R03, G03): cleaning a
+killed run's temporary files never follows a link out of the folder; CSV cells from user text
+cannot become spreadsheet formulas."""
+
+from __future__ import annotations
+
+import os
+
+from hinter import io
+
+
+def test_cleaning_temporaries_never_follows_a_link(tmp_path):
+    out, victim = tmp_path / "out", tmp_path / "victim"
+    (out / "rq1").mkdir(parents=True)
+    victim.mkdir()
+    precious = victim / ".thesis.tex.abcd1234.tmp"
+    precious.write_text("precious")
+    (out / "link").symlink_to(victim, target_is_directory=True)
+    (out / ".linked.csv.abcd1234.tmp").symlink_to(precious)  # a link named like a temporary
+    ours = out / "rq1" / ".table.csv.x1y2z3w4.tmp"
+    ours.write_text("half")
+    assert io.remove_temporaries(out) == [ours]
+    assert precious.read_text() == "precious" and not ours.exists()
+    assert os.path.islink(out / ".linked.csv.abcd1234.tmp")
+    # a root that is itself a link is not cleaned
+    assert io.remove_temporaries(out / "link") == []
+    assert precious.exists()
