@@ -65,7 +65,8 @@ def temporaries(folder: str | Path, name: str | None = None) -> list[Path]:
         match = _TEMPORARY.match(entry.name)
         if (
             match
-            and entry.is_file(follow_symlinks=False)
+            and entry.is_file()
+            and not entry.is_symlink()
             and (name is None or match["name"] == name)
         ):
             found.append(entry)
