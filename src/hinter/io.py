@@ -113,6 +113,41 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         tmp_path.unlink(missing_ok=True)
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def formula_safe(value: Any) -> Any:
+    """A CSV cell a spreadsheet will show as text: a string starting with ``= + - @``, a tab or
+    a carriage return (a formula to Excel, LibreOffice, Google Sheets) gets a leading ``'``.
+    Numbers, and strings that are numbers (``-0.25``), are left as they are."""
+    if not isinstance(value, str) or len(value) < 2 or not value.startswith(_FORMULA_START):
+        return value
+    try:
+        float(value)
+    except ValueError:
+        return "'" + value
+    return value
+
+
+def formula_safe_frame(frame: Any) -> Any:
+    """A copy of a pandas DataFrame whose text cells (and column names) are :func:`formula_safe`:
+    every CSV written from user text goes through it. A carriage return in a cell becomes a
+    line feed: the CSV writer quotes a field holding ``\n`` but not one holding a bare ``\r``,
+    which a reader would take for the end of the row."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or str(out[column].dtype) in ("string", "str"):
+            out[column] = out[column].map(_csv_cell)
+    out.columns = [formula_safe(c) for c in out.columns]
+    return out
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, str) and "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return formula_safe(value)
+
+
 def write_text(path: str | Path, text: str) -> None:
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
