@@ -18,7 +18,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hinter.errors import DataError, first_line
+from hinter.errors import DataError, HinterError, first_line
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -146,6 +146,38 @@ def _csv_cell(value: Any) -> Any:
     if isinstance(value, str) and "\r" in value:
         value = value.replace("\r\n", "\n").replace("\r", "\n")
     return formula_safe(value)
+
+
+def guard_output_file(
+    path: str | Path,
+    flag: str,
+    *,
+    inputs: Iterable[str | Path] = (),
+    folders: Mapping[str, str | Path] | None = None,
+    out: str | Path | None = None,
+) -> Path:
+    """Refuse an output file that would overwrite what it must not: an input file, anything
+    inside a protected folder (the model, the dictionary, the cache: ``folders`` maps each to
+    its flag), or an existing result inside the run's ``out`` folder. Links are resolved first,
+    so no other name for the same file gets through. Returns the resolved path."""
+    target = Path(path).expanduser().resolve()
+    if target.is_dir():
+        raise HinterError(f"{flag} {path}: is a folder, not a file")
+    for item in inputs:
+        if target == Path(item).expanduser().resolve():
+            raise HinterError(f"{flag} {path}: is the input file {item}; choose another file")
+    for name, folder in (folders or {}).items():
+        root = Path(folder).expanduser().resolve()
+        if target == root or root in target.parents:
+            raise HinterError(f"{flag} {path}: inside the {name} folder {folder}; choose another")
+    if out is not None:
+        root = Path(out).expanduser().resolve()
+        if root in target.parents and target.exists():
+            raise HinterError(
+                f"{flag} {path}: would overwrite {target.relative_to(root)} of the run in "
+                f"{out}; choose a new file"
+            )
+    return target
 
 
 def write_text(path: str | Path, text: str) -> None:

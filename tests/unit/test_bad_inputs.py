@@ -385,6 +385,43 @@ CASES = [
         r"--fail-above: unknown rate 'inter-race\+gender'",
         hinter_test("--orders", "1", "--fail-above", "inter-race+gender=5"),
     ),
+    # review 2026-11-25 (G02): a gate on an aggregate no planned suite computes passes on nothing
+    Case(
+        "fail-above-unplanned-aggregate",
+        1,
+        r"--fail-above intersectional: no intersectional suite is planned",
+        hinter_test("--orders", "1", "--fail-above", "intersectional=0"),
+    ),
+    Case(
+        "fail-above-hidden-without-intersections",
+        1,
+        r"--fail-above hidden: no intersectional suite is planned",
+        hinter_test("--orders", "1", "--fail-above", "hidden=0"),
+    ),
+    # review 2026-11-25 (G03): --json is guarded as --out is
+    Case(
+        "json-is-the-input-file",
+        1,
+        r"--json .*texts\.csv: is the input file",
+        lambda w: hinter_test("--json", str(w.data))(w),
+    ),
+    Case(
+        "json-inside-the-model-folder",
+        1,
+        r"--json .*config\.json: inside the model folder",
+        lambda w: hinter_test("--json", str(w.model / "config.json"))(w),
+    ),
+    Case(
+        "json-over-a-result-of-the-run",
+        1,
+        r"--json .*: would overwrite rq1/truth_table\.csv of the run",
+        lambda w: hinter_test("--json", str(w.out / "rq1" / "truth_table.csv"))(w),
+        setup=lambda w: (
+            (w.out / "rq1").mkdir(parents=True),
+            (w.out / cli.LOCK).write_text(""),
+            (w.out / "rq1" / "truth_table.csv").write_text("x"),
+        ),
+    ),
     Case(
         "fail-above-no-name",
         1,
