@@ -1217,6 +1217,128 @@ CASES = [
             lambda w: (w.root / "afile").write_text("x"), _config("results_dir: {root}/afile\n")
         ),
     ),
+    # review 2026-11-25: names, sizes, YAML (C04-C08, C10, C11, C13, D04, L22, L23)
+    Case(
+        "config-name-trailing-newline",
+        1,
+        r"config key 'run_name': 'demo\\n' does not match",
+        check_config(),
+        setup=_config('run_name: "demo\\n"\n'),
+    ),
+    Case(
+        "config-model-name-newline",
+        1,
+        r"config key 'models\.llms\.gpt\\n': 'gpt\\n' is not a valid name",
+        check_config(),
+        setup=_config('models: {llms: {"gpt\\n": {backend: openai, model: m, tokenizer: t}}}\n'),
+    ),
+    Case(
+        "config-attribute-name-with-dot",
+        1,
+        r"config key 'dictionary\.custom\.re\.ligion': 're\.ligion' is not a valid name "
+        r"\(letters, digits, '_', '-',",
+        check_config(),
+        setup=_config("dictionary: {custom: {re.ligion: {pairs: p.csv}}}\n"),
+    ),
+    Case(
+        "config-shards-over-999",
+        1,
+        r"config key 'mutation\.default_shards': 1001 is greater than the maximum of 999",
+        check_config(),
+        setup=_config("mutation: {default_shards: 1001}\n"),
+    ),
+    Case(
+        "config-runs-huge",
+        1,
+        r"config key 'sensitivity\.runs': 1000000 is greater than the maximum of 100",
+        check_config(),
+        setup=_config("sensitivity: {runs: 1000000}\n"),
+    ),
+    Case(
+        "config-plan-too-large",
+        1,
+        r"config: the plan has over 100000 jobs",
+        check_config(),
+        setup=_config("mutation: {default_shards: 999}\nsensitivity: {runs: 100}\n"),
+    ),
+    Case(
+        "config-timeout-infinite",
+        1,
+        r"config key 'models\.llms\.gpt\.timeout': inf is greater than the maximum of 3600",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "timeout: .inf}}}\n"
+        ),
+    ),
+    Case(
+        "config-concurrency-huge",
+        1,
+        r"config key 'models\.llms\.gpt\.concurrency': 1000000 is greater than the maximum",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "concurrency: 1000000}}}\n"
+        ),
+    ),
+    Case(
+        "config-api-key-env-empty",
+        1,
+        r"config key 'models\.llms\.gpt\.api_key_env': '' does not match",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "api_key_env: ''}}}\n"
+        ),
+    ),
+    Case(
+        "config-base-url-not-a-url",
+        1,
+        r"config key 'models\.llms\.gpt\.base_url': 'notaurl' does not match",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "base_url: notaurl}}}\n"
+        ),
+    ),
+    Case(
+        "config-grammar-unknown-model",
+        1,
+        r"config key 'grammar\.models': unknown model 'nosuchmodel'",
+        check_config(),
+        setup=_config("grammar: {models: [nosuchmodel]}\n"),
+    ),
+    Case(
+        "config-duplicate-key",
+        1,
+        r"override\.yaml:3: invalid YAML \(duplicate key 'seed' \(first on line 2\)\)",
+        check_config(),
+        setup=_config("datasets: [imdb]\nseed: 7\nseed: 8\n"),
+    ),
+    Case(
+        "config-alias-bomb",
+        1,
+        r"override\.yaml:4: YAML alias \*a0 is not supported",
+        check_config(),
+        setup=_config(
+            "models:\n  encoders: {}\n  x: &a0 [x, x, x, x, x, x, x, x, x]\n"
+            + "".join(f"  y{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))
+        ),
+    ),
+    Case(
+        "config-custom-pairs-too-many",
+        1,
+        r"config key 'dictionary\.custom\.faith\.pairings': 18,000,000 directed pairs",
+        check_config(),
+        setup=both(
+            lambda w: (w.root / "a.txt").write_text("".join(f"alpha{i}\n" for i in range(3000))),
+            lambda w: (w.root / "b.txt").write_text("".join(f"beta{i}\n" for i in range(3000))),
+            _config(
+                "dictionary: {custom: {faith: {classes: {a: '{root}/a.txt', b: '{root}/b.txt'}, "
+                "pairings: [[a, b], [b, a]]}}}\n"
+            ),
+        ),
+    ),
     Case(
         "config-cache-dir-read-only",
         1,
