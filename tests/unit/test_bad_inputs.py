@@ -1437,11 +1437,12 @@ def test_disk_full_while_writing_says_so(workspace, capsys, monkeypatch):
 def test_full_disk_in_the_prediction_cache_is_not_called_corrupt(workspace, capsys, monkeypatch):
     import sqlite3
 
+    from hinter.errors import DataError, sqlite_error
     from hinter.models import cache
 
     def full(self, texts, outputs):
-        raise cache.DataError(
-            cache.sqlite_error(
+        raise DataError(
+            sqlite_error(
                 self.path, sqlite3.OperationalError("database or disk is full"), "prediction cache"
             )
         )

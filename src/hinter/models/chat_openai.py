@@ -14,11 +14,9 @@ server at ``base_url`` for open models at scale), through the official ``openai`
   retries becomes a prediction with status ``error`` (kept and counted, not cached); when more
   than half of a job's requests end so, the job fails (a login page or a broken proxy answering
   everything is not a result).
-- **One schema for a usable response** (:func:`validate_response`), checked before a response is
-  cached and again when a cached row is read (a row that fails it is fetched again): a JSON
-  object with a first choice whose message content is a string of at most
-  ``MAX_CHARS_PER_TOKEN`` characters per token of the budget, token log-probabilities that are
-  finite numbers <= 0, and token counts that are non-negative integers.
+- **One schema for a usable response** (:mod:`hinter.models.responses`), checked before a
+  response is cached and again when a cached row is read (a row that fails it is fetched again
+  and replaced).
 - **Deadlines**: ``timeout`` bounds a whole request, not each read: the body is read in chunks
   and abandoned (then retried) once ``timeout`` seconds have passed since it was sent, so a
   server dripping bytes cannot hold a job; a body over ``MAX_RESPONSE_BYTES`` is refused.
@@ -40,7 +38,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import os
 import random
 import sqlite3
@@ -55,25 +52,26 @@ from typing import Any
 import numpy as np
 
 from hinter import redact
-from hinter.errors import ConfigError, DataError, HinterError, first_line
+from hinter.errors import ConfigError, HinterError, first_line
 from hinter.models.context import ChatFrame, Progress, api_frame, load_doc_tokenizer
 from hinter.models.prompts import Prompt
+from hinter.models.responses import MalformedResponse, validate_response
+from hinter.store import Store
 
 log = logging.getLogger(__name__)
 
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
+    "response TEXT NOT NULL) WITHOUT ROWID"
+)
 MAX_BACKOFF = 60.0  # seconds: the longest wait between two attempts
 BACKOFF_BASE = 0.5  # seconds: the first wait without Retry-After (doubling after each attempt)
-MAX_CHARS_PER_TOKEN = 64  # an answer longer than this per token of its budget is not an answer
 MAX_RESPONSE_BYTES = 4 << 20  # a chat completion of a few tokens is a few KB; refuse more
 FAILED_SHARE = 0.5  # a job whose responses are unusable for more than this share fails
 
 
 class ApiError(HinterError):
     """The API refused a request in a way retrying cannot fix (bad request, auth, ...)."""
-
-
-class MalformedResponse(Exception):
-    """A 200 response whose body is not a usable chat completion."""
 
 
 class _Stopped(ApiError):
@@ -105,69 +103,53 @@ class Usage:
 
 
 class ResponseCache:
-    """Responses by request key, one SQLite file shared by every job (thread-safe)."""
+    """Responses by request key, one SQLite file shared by every job (thread-safe); a
+    :class:`hinter.store.Store` whose rows the caller validates (:func:`validate_response`)."""
 
     def __init__(self, cache_dir: str | Path, timeout: float = 600):
         self.path = Path(cache_dir) / "api" / "responses.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
-                "response TEXT NOT NULL) WITHOUT ROWID"
-            )
-        except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: unusable response cache ({exc}); delete it") from None
+        self.store = Store(self.path, "response cache", [_SCHEMA], timeout=timeout, threads=True)
 
     def get(self, key: str) -> Any:
         """The stored response (any JSON value, or the raw text of a row that is not JSON: the
         caller validates it and fetches a damaged one again), or None when there is none."""
         try:
             with self._lock:
-                row = self._db.execute(
-                    "SELECT response FROM responses WHERE key = ?", (key,)
-                ).fetchone()
+                rows = self.store.select(
+                    "SELECT key, response FROM responses WHERE key IN ({marks})", (), [key]
+                )
         except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: unusable response cache ({exc}); delete it") from None
-        if not row:
+            raise self.store.error(exc) from None
+        if not rows:
             return None
         try:
-            return json.loads(row[0])
+            return json.loads(rows[0][1])
         except (TypeError, ValueError):
-            return str(row[0])  # fails validation: fetched again and replaced
+            return str(rows[0][1])  # fails validation: fetched again and replaced
 
     def has(self, keys: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        keys = list(keys)
-        with self._lock:
-            for i in range(0, len(keys), 500):
-                part = keys[i : i + 500]
-                marks = ",".join("?" * len(part))
-                rows = self._db.execute(
-                    f"SELECT key FROM responses WHERE key IN ({marks})", part
-                ).fetchall()
-                found.update(r[0] for r in rows)
-        return found
+        try:
+            with self._lock:
+                rows = self.store.select(
+                    "SELECT key FROM responses WHERE key IN ({marks})", (), keys
+                )
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
+        return {r[0] for r in rows}
 
     def put(self, key: str, model: str, response: Mapping, replace: bool = False) -> None:
         """Store a validated response (``replace``: over a stored row that failed validation)."""
         body = json.dumps(response, sort_keys=True, ensure_ascii=False)
-        verb = "REPLACE" if replace else "IGNORE"
         try:
             with self._lock:
-                self._db.execute(
-                    f"INSERT OR {verb} INTO responses VALUES (?, ?, ?)", (key, model, body)
-                )
+                self.store.write("responses", [(key, model, body)], replace=replace)
         except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: unusable response cache ({exc}); delete it") from None
+            raise self.store.error(exc) from None
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self.store.close()
 
 
 def request_key(base_url: str, body: Mapping[str, Any], run: int) -> str:
@@ -178,90 +160,6 @@ def request_key(base_url: str, body: Mapping[str, Any], run: int) -> str:
         ensure_ascii=False,
     )
     return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def _count(usage: Mapping[str, Any], name: str) -> int:
-    value = usage.get(name, 0)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise MalformedResponse(f"usage.{name} is {value!r}, not a token count")
-    return value
-
-
-def validate_response(response: Any, max_tokens: int) -> dict:
-    """The usable parts of a chat completion — its generation and its token counts — or
-    :class:`MalformedResponse` naming the first thing wrong (the one schema of a response)."""
-    if not isinstance(response, dict):
-        raise MalformedResponse(f"a JSON {type(response).__name__}, not an object")
-    usage = response.get("usage")
-    if usage is None:
-        usage = {}
-    if not isinstance(usage, dict):
-        raise MalformedResponse("usage is not an object")
-    generation = generation_of(response, max_tokens)
-    generation["usage"] = (_count(usage, "prompt_tokens"), _count(usage, "completion_tokens"))
-    return generation
-
-
-def generation_of(response: Any, max_tokens: int | None = None) -> dict:
-    """A chat completion's first choice as a generation (text, token ends, log-probabilities);
-    raises :class:`MalformedResponse` for anything that is not a usable choice."""
-    if not isinstance(response, dict):
-        raise MalformedResponse(f"a JSON {type(response).__name__}, not an object")
-    choices = response.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise MalformedResponse("no choices")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-        raise MalformedResponse("no message content")
-    text = message["content"]
-    if max_tokens is not None and len(text) > MAX_CHARS_PER_TOKEN * max(1, max_tokens):
-        raise MalformedResponse(
-            f"an answer of {len(text)} characters for a budget of {max_tokens} tokens"
-        )
-    logprobs = choice.get("logprobs")
-    if logprobs is not None and not isinstance(logprobs, dict):
-        raise MalformedResponse("logprobs is not an object")
-    content = (logprobs or {}).get("content") or []
-    if not isinstance(content, list):
-        raise MalformedResponse("logprobs.content is not a list")
-    ends: list[int] = []
-    values: list[float] = []
-    pieces = b""
-    for item in content:
-        if not isinstance(item, dict):
-            raise MalformedResponse("a logprobs item is not an object")
-        pieces += _token_bytes(item)
-        ends.append(len(pieces.decode("utf-8", errors="ignore")))
-        values.append(_logprob(item.get("logprob")))
-    finish = choice.get("finish_reason") or "stop"
-    if not isinstance(finish, str):
-        raise MalformedResponse("finish_reason is not a string")
-    return {"text": text, "token_ends": ends, "logprobs": values, "finish": finish}
-
-
-def _token_bytes(item: Mapping[str, Any]) -> bytes:
-    raw = item.get("bytes")
-    if raw is not None:
-        if not isinstance(raw, list) or not all(
-            isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 256 for b in raw
-        ):
-            raise MalformedResponse("a token's bytes are not a list of bytes")
-        return bytes(raw)
-    token = item.get("token")
-    if not isinstance(token, str):
-        raise MalformedResponse("a logprobs item has neither bytes nor a token")
-    return token.encode("utf-8", errors="replace")
-
-
-def _logprob(value: Any) -> float:
-    """A token's log-probability: a finite number <= 0 (rounding noise above 0 becomes 0)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise MalformedResponse(f"a token logprob is {value!r}, not a number")
-    value = float(value)
-    if not math.isfinite(value) or value > 1e-6:
-        raise MalformedResponse(f"a token logprob is {value!r}, not a log-probability (<= 0)")
-    return min(value, 0.0)
 
 
 def read_key(variable: str, who: str) -> str:
