@@ -526,3 +526,18 @@ def test_timeout_bounds_a_whole_request_and_503_retry_after(
     assert len(server.requests) == 3 and predictor.backend.usage.retries == 2
     assert predictor.backend.usage.waits[1] == pytest.approx(0.3)  # 503's Retry-After
     assert took < 2.0, took
+
+
+def test_responses_without_logprobs_are_kept_with_a_warning(
+    imdb, tokenizer_dir, tmp_path, key, caplog
+):
+    """L10: answers without log-probabilities are answers; their missing confidence is said."""
+    caplog.set_level(logging.WARNING)
+    with FakeOpenAI(lambda body: "no_logprobs") as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        keys, outputs = predictor.engine.resolve(TEXTS)
+    parsed = [predictor.parse(outputs[k]) for k in keys]
+    assert [p.labels for p in parsed] == [[1], [0], [1]]
+    assert all(p.confidence is None for p in parsed)
+    warnings = [r.getMessage() for r in caplog.records if "log-probabilities" in r.getMessage()]
+    assert len(warnings) == 1 and "3 of 3 responses" in warnings[0]

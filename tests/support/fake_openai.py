@@ -92,6 +92,10 @@ class FakeOpenAI:
                     )
                 if fault == "drip":  # a valid answer, 16 bytes at a time, 0.05 s apart
                     return self._drip(json.dumps(server.completion(body)).encode())
+                if fault == "no_logprobs":  # usable, but no confidence (the review's L10)
+                    completion = server.completion(body)
+                    completion["choices"][0]["logprobs"] = None
+                    return self._send(200, completion)
                 if fault in MALFORMED:
                     return self._malformed(fault, server.completion(body))
                 completion = server.completion(body)

@@ -243,6 +243,7 @@ class OpenAIChat:
         self._timeout_errors: tuple[type[BaseException], ...] = ()
         self._transport_errors: tuple[type[BaseException], ...] = ()
         self._stop = threading.Event()  # set by a fatal error: in-flight workers send no more
+        self._warned_logprobs = False
         self.first_failure: str | None = None  # why the first response stayed malformed
         self.calls = 0  # HTTP requests sent (retries included)
 
@@ -483,7 +484,20 @@ class OpenAIChat:
                             raise exc from None
                     raise first
         self.check_failures(self.usage.failed - failed_before, len(bodies))
+        self._warn_without_logprobs(results)
         return results
+
+    def _warn_without_logprobs(self, results: Sequence[dict | None]) -> None:
+        """A server that sends no log-probabilities leaves every confidence missing: say so
+        once (oracle.confidence_threshold and RQ6.3 then count no answer as confident)."""
+        bare = sum(1 for g in results if g is not None and g["text"] and not g["logprobs"])
+        if bare and not self._warned_logprobs:
+            self._warned_logprobs = True
+            log.warning(
+                "%s: %d of %d responses carry no token log-probabilities: their confidence is "
+                "missing (confidence thresholds count them as not confident)",
+                self.model, bare, len(results),
+            )  # fmt: skip
 
     def check_failures(self, failed: int, total: int) -> None:
         """Fail the job when most of its requests got no usable response (see FAILED_SHARE)."""
