@@ -423,9 +423,8 @@ def test_fault_matrix(shape, where, imdb, tokenizer_dir, tmp_path, key, capsys, 
 
         if where == "cached":  # a healthy run, then every stored response damaged to the shape
             assert _job(build, log_path, capsys)[0] == 0
-            with FakeOpenAI(lambda b: shape) as bad:
-                bad_row = bad.completion({"model": "m", "messages": [{"content": TEXTS[0]}],
-                                          "logprobs": True, "max_tokens": 7})  # fmt: skip
+            bad_row = server.completion({"model": "m", "messages": [{"content": TEXTS[0]}],
+                                         "logprobs": True, "max_tokens": 7})  # fmt: skip
             import shutil
 
             shutil.rmtree(cache / "predictions")
@@ -541,3 +540,18 @@ def test_responses_without_logprobs_are_kept_with_a_warning(
     assert all(p.confidence is None for p in parsed)
     warnings = [r.getMessage() for r in caplog.records if "log-probabilities" in r.getMessage()]
     assert len(warnings) == 1 and "3 of 3 responses" in warnings[0]
+
+
+def test_concurrent_failures_report_the_cause_not_a_stopped_request(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """L03: with requests in flight, the error shown is the server's (500 after N attempts),
+    never 'stopped after another request failed'."""
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    with FakeOpenAI(lambda body: "500") as server:
+        spec = _spec(server, tokenizer_dir, concurrency=4, max_retries=1)
+        for _ in range(2):  # the winner used to depend on the threads' timing
+            predictor = _predictor(spec, imdb, tmp_path / "cache")
+            with pytest.raises(ApiError) as info:
+                _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+            assert "500 after 2 attempts" in str(info.value), str(info.value)
