@@ -555,3 +555,24 @@ def test_concurrent_failures_report_the_cause_not_a_stopped_request(
             with pytest.raises(ApiError) as info:
                 _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
             assert "500 after 2 attempts" in str(info.value), str(info.value)
+
+
+def test_connection_refused_names_the_cause(imdb, tokenizer_dir, tmp_path, key, monkeypatch):
+    """L02: nobody listening is retried, then one line that says so (not 'stopped after another
+    request failed')."""
+    import socket
+
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    class Closed:
+        base_url = f"http://127.0.0.1:{port}/v1"
+
+    spec = _spec(Closed, tokenizer_dir, concurrency=2, max_retries=1)
+    with pytest.raises(ApiError) as info:
+        _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, _suite(imdb, tmp_path),
+             tmp_path / "p.parquet")  # fmt: skip
+    message = str(info.value)
+    assert "Connect" in message and "after 2 attempts" in message and "\n" not in message
