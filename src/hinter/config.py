@@ -160,11 +160,13 @@ def check_shape(config: Any) -> None:
     """A config is a tree of at most :data:`MAX_CONFIG_VALUES` values with no shared parts:
     checked before anything walks it (Snakemake's YAML loader expands aliases into shared
     objects, which a walk would visit once per path — billions of times for an alias bomb)."""
+    from collections import deque
+
     seen: set[int] = set()
-    stack: list[tuple[Any, str]] = [(config, "<root>")]
+    queue: deque[tuple[Any, str]] = deque([(config, "<root>")])  # breadth first: the shortest key
     count = 0
-    while stack:
-        value, key = stack.pop()
+    while queue:
+        value, key = queue.popleft()
         count += 1
         if count > MAX_CONFIG_VALUES:
             raise ConfigError(f"config: more than {MAX_CONFIG_VALUES} values; is it a config?")
@@ -176,7 +178,7 @@ def check_shape(config: Any) -> None:
             seen.add(id(value))
             items = value.items() if isinstance(value, dict) else enumerate(value)
             for k, v in items:
-                stack.append((v, f"{key}.{k}" if key != "<root>" else str(k)))
+                queue.append((v, f"{key}.{k}" if key != "<root>" else str(k)))
 
 
 def validate_config(

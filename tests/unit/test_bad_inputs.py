@@ -1589,3 +1589,23 @@ def test_gz_and_bom_inputs_are_read(tmp_path):
     path.write_bytes(gzip.compress("\ufefftext\nThe man.\n".encode("utf-8")))
     read = inputs.read_file(path)
     assert read.columns == ["text"] and read.rows[0].values == {"text": "The man."}
+
+
+def test_an_alias_bomb_loaded_by_snakemake_is_refused_at_once():
+    """C06 through the Snakefile: Snakemake's loader expands aliases into shared objects, which
+    validation refuses before any walk (9 levels of 9: 387 million paths)."""
+    import time
+
+    import yaml
+
+    from hinter.config import REPO_ROOT, ConfigError, load_yaml, validate_config
+
+    text = "lol0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"lol{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10)
+    )
+    config = load_yaml(REPO_ROOT / "config" / "demo.yaml")
+    config["models"]["encoders"]["bomb"] = {"size": yaml.safe_load(text)}
+    start = time.monotonic()
+    with pytest.raises(ConfigError, match=r"models\.encoders\.bomb\.size\.lol1\.0': a repeated"):
+        validate_config(config)
+    assert time.monotonic() - start < 5
