@@ -114,19 +114,21 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
 
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# a signed number, or a signed interval of them ("+1.25 [+0.50, +2.00]"): no formula can be
+# built without one of the characters this refuses (a call, a DDE link, a reference, '=')
+_SIGNED_NUMBERS = re.compile(r"[+-]\d[^=(|!@;:]*")
 
 
 def formula_safe(value: Any) -> Any:
     """A CSV cell a spreadsheet will show as text: a string starting with ``= + - @``, a tab or
     a carriage return (a formula to Excel, LibreOffice, Google Sheets) gets a leading ``'``.
-    Numbers, and strings that are numbers (``-0.25``), are left as they are."""
+    Numbers, and strings of signed numbers (``-0.25``, ``+1.25 [+0.50, +2.00]``), are left as
+    they are."""
     if not isinstance(value, str) or len(value) < 2 or not value.startswith(_FORMULA_START):
         return value
-    try:
-        float(value)
-    except ValueError:
-        return "'" + value
-    return value
+    if _SIGNED_NUMBERS.fullmatch(value):
+        return value
+    return "'" + value
 
 
 def formula_safe_frame(frame: Any) -> Any:

@@ -38,11 +38,14 @@ def test_csv_cells_from_user_text_cannot_be_formulas():
     payloads = ['=HYPERLINK("http://evil/1","x")', "+A1", "-A1", "@A1", "=1+2", "\tA", "\r=1"]
     frame = pd.DataFrame(
         {"doc_id": payloads, "text": [f"{p} The man met the woman." for p in payloads],
-         "delta": [-0.25] * 7, "shown": ["-0.25", "-", "+", "ok", "a=b", "", "x"]}
+         "delta": [-0.25] * 7,
+         "shown": ["-0.25", "-", "+", "ok", "a=b", "+1.25 [+0.50, +2.00]", "-1+cmd|' /C calc'!A0"]}
     )  # fmt: skip
     rows = list(csvlib.reader(StringIO(csv_text(frame), newline="")))
     cells = [c for row in rows[1:] for c in row[:2]]
     assert cells and not [c for c in cells if c[:1] in "=+-@\t\r"]
     assert rows[1][0] == "'" + payloads[0]  # the text is kept, behind a quote
     assert [r[2] for r in rows[1:]] == ["-0.2500"] * 7  # numbers are numbers
-    assert [r[3] for r in rows[1:]] == ["-0.25", "-", "+", "ok", "a=b", "", "x"]
+    assert [r[3] for r in rows[1:]] == [
+        "-0.25", "-", "+", "ok", "a=b", "+1.25 [+0.50, +2.00]", "'-1+cmd|' /C calc'!A0"
+    ]  # fmt: skip
