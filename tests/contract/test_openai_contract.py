@@ -576,3 +576,20 @@ def test_connection_refused_names_the_cause(imdb, tokenizer_dir, tmp_path, key, 
              tmp_path / "p.parquet")  # fmt: skip
     message = str(info.value)
     assert "Connect" in message and "after 2 attempts" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("failed", "total", "fails"),
+    [(0, 8, False), (5, 8, False), (8, 8, True), (1, 1, True), (8, 16, False), (9, 16, True),
+     (9, 40, False), (21, 40, True)],
+)  # fmt: skip
+def test_a_job_fails_when_most_of_its_requests_stay_unusable(failed, total, fails):
+    """Judged as batches come: every request so far, or over half once 16 were answered."""
+    from types import SimpleNamespace
+
+    job = SimpleNamespace(public_url="http://x/v1", model="m", first_failure="malformed (x)")
+    if fails:
+        with pytest.raises(ApiError, match=f"{failed} of {total} responses"):
+            chat_openai.OpenAIChat.check_failures(job, failed, total)
+    else:
+        chat_openai.OpenAIChat.check_failures(job, failed, total)

@@ -68,6 +68,7 @@ MAX_BACKOFF = 60.0  # seconds: the longest wait between two attempts
 BACKOFF_BASE = 0.5  # seconds: the first wait without Retry-After (doubling after each attempt)
 MAX_RESPONSE_BYTES = 4 << 20  # a chat completion of a few tokens is a few KB; refuse more
 FAILED_SHARE = 0.5  # a job whose responses are unusable for more than this share fails
+MIN_JUDGED = 16  # requests a job must have sent before a share below 100% can fail it
 
 
 class ApiError(HinterError):
@@ -244,6 +245,7 @@ class OpenAIChat:
         self._transport_errors: tuple[type[BaseException], ...] = ()
         self._stop = threading.Event()  # set by a fatal error: in-flight workers send no more
         self._warned_logprobs = False
+        self.judged = 0  # requests of this job so far (cached or sent)
         self.first_failure: str | None = None  # why the first response stayed malformed
         self.calls = 0  # HTTP requests sent (retries included)
 
@@ -463,7 +465,6 @@ class OpenAIChat:
                 progress.add(1)
             results[i] = generation
 
-        failed_before = self.usage.failed
         progress = Progress(len(bodies), f"{self.model}:")
         if self.concurrency <= 1 or len(bodies) <= 1:
             for i in range(len(bodies)):
@@ -483,7 +484,8 @@ class OpenAIChat:
                         if exc is not None and not isinstance(exc, _Stopped):
                             raise exc from None
                     raise first
-        self.check_failures(self.usage.failed - failed_before, len(bodies))
+        self.judged += len(bodies)
+        self.check_failures(self.usage.failed, self.judged)
         self._warn_without_logprobs(results)
         return results
 
@@ -500,8 +502,12 @@ class OpenAIChat:
             )  # fmt: skip
 
     def check_failures(self, failed: int, total: int) -> None:
-        """Fail the job when most of its requests got no usable response (see FAILED_SHARE)."""
-        if total and failed > FAILED_SHARE * total:
+        """Fail the job when most of its requests so far got no usable response: more than
+        FAILED_SHARE of them once MIN_JUDGED were answered, or every one of them (the engine
+        sends a job's requests in batches, so this is judged as they come)."""
+        if not failed or failed <= FAILED_SHARE * total:
+            return
+        if failed == total or total >= MIN_JUDGED:
             raise ApiError(
                 f"{self.public_url}: {failed} of {total} responses for model {self.model} were "
                 f"unusable after retries (first: {self.first_failure}); nothing unusable was "
