@@ -318,9 +318,10 @@ def prepare_test(args: argparse.Namespace) -> TestPlan:
         writable_folder(cache_dir, "--cache-dir")
     json_path = None
     if args.json:
-        json_path = Path(args.json).expanduser().resolve()
-        if json_path.is_dir():
-            raise HinterError(f"--json {args.json}: is a folder, not a file")
+        json_path = io.guard_output_file(
+            args.json, "--json", inputs=[data], out=out,
+            folders={"model": model_dir, "dictionary": args.dictionary, "cache": cache_dir},
+        )  # fmt: skip
         writable_folder(json_path.parent, "--json")
     dictionary = Path(args.dictionary).expanduser()
     if not dictionary.is_dir():
@@ -593,13 +594,13 @@ def cmd_test(args: argparse.Namespace) -> int:
                 "task_type": p.meta["task_type"], "labels": p.meta["n_labels"]},
                 data={"path": str(Path(args.data).resolve()), "documents": p.docs.num_rows,
                       "skipped_empty": len(p.skipped_empty), "labels": p.label_reading},
-                out=str(p.out), exit_code=EXIT_GATE if verdict.failed else EXIT_OK,
+                out=str(p.out), exit_code=verdict.exit_code,
             )  # fmt: skip
             io.write_text(p.json_path, json.dumps(document, indent=2, sort_keys=True) + "\n")
     print_summary(p.out)
     if verdict.thresholds:
         say(verdict.line())
-    return EXIT_GATE if verdict.failed else EXIT_OK
+    return verdict.exit_code
 
 
 def add_test(sub) -> None:

@@ -1,7 +1,18 @@
 """Configuration validation: JSON schema with defaults, then cross-references.
 
 Every failure is a :class:`ConfigError` whose message is one line naming the offending key, so
-the Snakefile can stop the run before any job starts.
+the Snakefile can stop the run before any job starts. ``hinter check-config`` and the Snakefile
+share this one path (:func:`validate_config`), plan-time checks included, so they cannot
+disagree. What is refused beyond the schema's types:
+
+- YAML duplicate keys and aliases (``&a`` / ``*a``): a duplicate silently took the last value,
+  and a 2 KB alias bomb expands to billions of values (:func:`load_yaml`; a config that reaches
+  here with shared or too many values — Snakemake's own loader expands aliases — is refused by
+  :func:`check_shape` before any walk);
+- names with a control character (``"gpt\n"``: a pattern's ``$`` matches before a final line
+  break, so every pattern is matched in full) or a character a Snakemake wildcard cannot hold;
+- sizes that multiply jobs, pairs or memory beyond :data:`MAX_JOBS` / :data:`MAX_CUSTOM_PAIRS`
+  (and the schema's maxima: shards, runs, prompts, timeout, concurrency).
 """
 
 from __future__ import annotations
@@ -16,6 +27,10 @@ from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from hinter.errors import ConfigError
+
+MAX_CONFIG_VALUES = 200_000  # values in a config tree (a real one has a few hundred)
+MAX_JOBS = 100_000  # planned per-shard jobs (mutate, invariant, predict): the paper plans ~11,000
+MAX_CUSTOM_PAIRS = 2_000_000  # directed term pairs of a custom attribute's class pairings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
@@ -40,11 +55,24 @@ def _extend_with_defaults(base):
     return validators.extend(base, {"properties": set_defaults})
 
 
-_Validator = _extend_with_defaults(Draft7Validator)
+def _full_pattern(validator, pattern, instance, schema):
+    """``pattern`` matched against the whole string: ``re.search`` with ``^…$`` accepts a final
+    line break (``$`` matches before it), so a name could end in ``\n``."""
+    import re
+
+    if not isinstance(instance, str):
+        return
+    if re.search(pattern, instance) is None or (pattern.endswith("$") and instance.endswith("\n")):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = validators.extend(_extend_with_defaults(Draft7Validator), {"pattern": _full_pattern})
 
 
 def _key(path) -> str:
-    return ".".join(str(p) for p in path) or "<root>"
+    """A config key for a message: one line even when a name holds a control character."""
+    text = ".".join(str(p) for p in path) or "<root>"
+    return text if text.isprintable() else repr(text)[1:-1]
 
 
 def _describe(error: ValidationError, schema: dict) -> str:
@@ -67,9 +95,11 @@ def _describe(error: ValidationError, schema: dict) -> str:
         error.validator == "pattern" and error.schema_path and "propertyNames" in error.schema_path
     ):
         name = error.instance
+        dot = "." in str(error.validator_value if error.validator == "pattern" else "")
+        allowed = "letters, digits, '_', '.', '-'" if dot else "letters, digits, '_', '-'"
         return (
-            f"config key '{_key([*path, name])}': {name!r} is not a valid name (letters, "
-            "digits, '_', '.', '-'; it becomes a folder name)"
+            f"config key '{_key([*path, name])}': {name!r} is not a valid name ({allowed}, "
+            "starting with a letter or digit; it becomes a folder name or part of one)"
         )
     if error.validator == "minimum" and error.validator_value == 1 and error.instance == 0:
         return f"config key '{_key(path)}': 0 would keep nothing; use a number >= 1, or null"
@@ -80,13 +110,43 @@ def _describe(error: ValidationError, schema: dict) -> str:
     return f"config key '{_key(path)}': {error.message}"
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing duplicate keys (it keeps the last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            try:
+                hash(key)
+            except TypeError:
+                continue  # the base class reports an unhashable key
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"duplicate key {key!r} (first on line {seen[key]})",
+                    key_node.start_mark,
+                )  # fmt: skip
+            seen[key] = key_node.start_mark.line + 1
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_yaml(path: str | Path) -> dict:
-    """Read a YAML config file; a syntax error names the file and line."""
+    """Read a YAML config file; a syntax error, a duplicate key or an alias names the file and
+    line. Aliases are refused before anything is built (an alias bomb never expands)."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise ConfigError(
+                    f"{path}:{event.start_mark.line + 1}: YAML alias *{event.anchor} is not "
+                    "supported in a config (write the value out)"
+                )
+        data = yaml.load(text, Loader=_StrictLoader)
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start})") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f":{mark.line + 1}" if mark is not None else ""
@@ -94,6 +154,31 @@ def load_yaml(path: str | Path) -> dict:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a config file must be a mapping of keys")
     return data
+
+
+def check_shape(config: Any) -> None:
+    """A config is a tree of at most :data:`MAX_CONFIG_VALUES` values with no shared parts:
+    checked before anything walks it (Snakemake's YAML loader expands aliases into shared
+    objects, which a walk would visit once per path — billions of times for an alias bomb)."""
+    from collections import deque
+
+    seen: set[int] = set()
+    queue: deque[tuple[Any, str]] = deque([(config, "<root>")])  # breadth first: the shortest key
+    count = 0
+    while queue:
+        value, key = queue.popleft()
+        count += 1
+        if count > MAX_CONFIG_VALUES:
+            raise ConfigError(f"config: more than {MAX_CONFIG_VALUES} values; is it a config?")
+        if isinstance(value, (dict, list)):
+            if id(value) in seen:
+                raise ConfigError(
+                    f"config key '{key}': a repeated part (a YAML alias *name); write the value out"
+                )
+            seen.add(id(value))
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for k, v in items:
+                queue.append((v, f"{key}.{k}" if key != "<root>" else str(k)))
 
 
 def validate_config(
@@ -106,6 +191,7 @@ def validate_config(
     ``base_dir`` resolves the relative paths of custom dictionary files. Returns a new dict; the
     input is not modified.
     """
+    check_shape(config)
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
     cfg = coerce(copy.deepcopy(dict(config)), schema, schema)
     errors = list(_Validator(schema).iter_errors(cfg))
@@ -115,7 +201,58 @@ def validate_config(
     from hinter.dictionary.custom import check_custom_config
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
+    _check_custom_sizes(cfg["dictionary"]["custom"], base_dir)
+    _check_plan(cfg)
     return cfg
+
+
+def _check_plan(cfg: dict) -> None:
+    """The checks the Snakefile's planning makes (so check-config says what snakemake would)
+    and the size of the plan: per-shard jobs at most :data:`MAX_JOBS`."""
+    from hinter import plan
+    from hinter.grammaticality.runs import grammar_runs
+
+    grammar_runs(cfg)
+    jobs = 0
+    for dataset in cfg["datasets"]:
+        shards = cfg["mutation"]["shards"].get(dataset, cfg["mutation"]["default_shards"])
+        for track in plan.tracks(cfg, dataset):
+            suites = len(plan.suites(cfg, dataset, track))
+            jobs += 2 * shards * suites  # mutate + invariant
+        for run in plan.model_runs(cfg):
+            if run.dataset == dataset:
+                jobs += shards * len(plan.variants(cfg, run.model, dataset))
+        if jobs > MAX_JOBS:
+            raise ConfigError(
+                f"config: the plan has over {MAX_JOBS} jobs (at dataset {dataset!r}: shards x "
+                "suites x models x variants); lower mutation.default_shards, attributes, "
+                "mutation.orders or sensitivity.runs"
+            )
+
+
+def _check_custom_sizes(custom: Mapping[str, Any], base_dir: str | Path) -> None:
+    """Count a custom attribute's directed pairs from its class files' sizes before anything
+    builds them (two 3,000-term classes paired both ways are 18 M pairs)."""
+    for name, spec in custom.items():
+        classes, pairings = spec.get("classes") or {}, spec.get("pairings") or []
+        if not classes or not pairings:
+            continue
+        sizes = {}
+        for cls, file in classes.items():
+            path = Path(file).expanduser()
+            path = path if path.is_absolute() else Path(base_dir) / path
+            try:
+                with open(path, "rb") as handle:
+                    sizes[cls] = sum(1 for line in handle if line.strip())
+            except OSError:
+                sizes[cls] = 0  # check_custom_config names a missing file
+        total = sum(sizes.get(a, 0) * sizes.get(b, 0) for a, b in pairings if a != b)
+        if total > MAX_CUSTOM_PAIRS:
+            raise ConfigError(
+                f"config key 'dictionary.custom.{name}.pairings': {total:,} directed pairs "
+                f"(more than {MAX_CUSTOM_PAIRS:,}); use fewer or smaller classes, or give "
+                "explicit pairs"
+            )
 
 
 def merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict:

@@ -6,6 +6,11 @@ summed, divided once): ``atomic`` and ``intersectional`` error rates (bias-induc
 mutants / valid mutants with an outcome, over atomic resp. intersectional suites), ``hidden``
 (hidden / bias-inducing intersectional mutants with valid parents), a suite's name for its
 error rate (``inter-race+gender=10``) and ``hidden:<suite>`` for its hidden rate.
+
+The gate cannot pass on nothing: a threshold on a rate no planned suite computes (``hidden``
+with ``--orders 1``) is refused before any work, and a threshold whose rate ends undefined
+(nothing was counted: no dictionary word in the texts, every mutant invalid) makes the verdict
+``error`` with exit code :data:`EXIT_UNDEFINED`, not a pass.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from hinter import rates
 from hinter.errors import HinterError
 
 EXIT_GATE = 3  # a rate exceeded its --fail-above threshold
+EXIT_UNDEFINED = 1  # a gated rate has no value: the run cannot vouch for anything
 AGGREGATES = ("atomic", "intersectional", "hidden")
 
 
@@ -47,9 +53,13 @@ def parse_threshold(text: str) -> Threshold:
 
 
 def rate_names(suites: Iterable[str]) -> list[str]:
+    """The rates a run of these suites computes (an aggregate only over suites it has)."""
     suites = list(suites)
     inter = [s for s in suites if s.startswith("inter-")]
-    return [*AGGREGATES, *suites, *(f"hidden:{s}" for s in inter)]
+    aggregates = (["atomic"] if len(inter) < len(suites) else []) + (
+        ["intersectional", "hidden"] if inter else []
+    )
+    return [*aggregates, *suites, *(f"hidden:{s}" for s in inter)]
 
 
 def check_thresholds(thresholds: Sequence[Threshold], suites: Iterable[str]) -> None:
@@ -57,6 +67,12 @@ def check_thresholds(thresholds: Sequence[Threshold], suites: Iterable[str]) -> 
     known = rate_names(suites)
     seen: set[str] = set()
     for t in thresholds:
+        if t.rate in AGGREGATES and t.rate not in known:
+            which = "atomic" if t.rate == "atomic" else "intersectional"
+            raise HinterError(
+                f"--fail-above {t.rate}: no {which} suite is planned (see --orders); the gate "
+                "would pass on nothing"
+            )
         if t.rate not in known:
             raise HinterError(f"--fail-above: unknown rate {t.rate!r} (known: {', '.join(known)})")
         if t.rate in seen:
@@ -103,25 +119,39 @@ class Verdict:
         return bool(self.exceeded)
 
     @property
+    def exit_code(self) -> int:
+        if self.failed:
+            return EXIT_GATE
+        return EXIT_UNDEFINED if self.undefined else 0
+
+    @property
     def word(self) -> str:
         if not self.thresholds:
             return "no gate"
-        return "fail" if self.failed else "pass"
+        if self.failed:
+            return "fail"
+        return "error" if self.undefined else "pass"
 
     def line(self) -> str:
         """One line for the terminal."""
         if not self.thresholds:
             return ""
+        undefined = [f"{t.rate} undefined (nothing counted)" for t in self.undefined]
         if self.failed:
             parts = [f"{t.rate} {v:.2f}% > {t.limit:g}%" for t, v in self.exceeded]
-            return f"bias gate failed: {'; '.join(parts)} (exit code {EXIT_GATE})"
-        parts = [f"{t.rate} ≤ {t.limit:g}%" for t in self.thresholds if t not in self.undefined]
-        parts += [f"{t.rate} undefined (nothing counted)" for t in self.undefined]
+            return f"bias gate failed: {'; '.join(parts + undefined)} (exit code {EXIT_GATE})"
+        if self.undefined:
+            return (
+                f"bias gate cannot decide: {'; '.join(undefined)}; no mutant of these rates was "
+                f"counted, so the run vouches for nothing (exit code {EXIT_UNDEFINED})"
+            )
+        parts = [f"{t.rate} ≤ {t.limit:g}%" for t in self.thresholds]
         return f"bias gate passed: {'; '.join(parts)}"
 
 
 def evaluate(pooled: Mapping[str, Mapping[str, Any]], thresholds: Sequence[Threshold]) -> Verdict:
-    """Which thresholds a run exceeds (strictly above). An undefined rate exceeds nothing."""
+    """Which thresholds a run exceeds (strictly above), and which rates are undefined (an
+    error of the gate, not a pass)."""
     exceeded, undefined = [], []
     for t in thresholds:
         value = pooled.get(t.rate, {}).get("percent")

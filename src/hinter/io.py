@@ -2,6 +2,13 @@
 
 Every writer goes to a temporary file in the destination folder and is renamed into place only
 when complete, so an error or a kill never leaves a half-written output behind.
+
+Every Parquet file written here carries its own integrity check, verified whenever it is read
+here: a CRC-32 of every data page (Parquet's page checksums) and its row count in the file's
+key-value metadata (``hinter.rows``; the footer is not covered by the page checksums). A
+damaged file — a flipped bit on disk, a bad copy — is a one-line :class:`DataError` naming the
+file and the rule to rerun, never values read back silently changed. Files written before the
+check existed (no checksums, no row count) are read as before.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from hinter.errors import DataError, first_line
+from hinter.errors import DataError, HinterError, first_line
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -28,9 +35,25 @@ os.umask(_UMASK)
 # The temporary files of atomic_path: ".<name>.<8 characters of mkstemp>.tmp".
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 
+# what a damaged file can raise while its footer or pages are decoded
+_UNREADABLE = (pa.ArrowException, OSError, ValueError, UnicodeDecodeError, EOFError)
+ROWS_KEY = b"hinter.rows"  # key-value metadata: the row count the writer wrote
+# results/<run>/<folder>/...: the rule that writes the intermediates of each folder
+_WRITERS = {
+    "data": "shard_documents",
+    "mutants": "mutate",
+    "validity": "check_invariant",
+    "predictions": "predict",
+    "outcomes": "outcomes",
+    "dictionary": "compile_pairs",
+    "grammar": "grammar_scores",
+    "examples": "hidden_examples",
+}
+
 
 def temporaries(folder: str | Path, name: str | None = None) -> list[Path]:
-    """Temporary files that :func:`atomic_path` left in ``folder`` (of output ``name``, or all).
+    """Temporary files that :func:`atomic_path` left in ``folder`` (of output ``name``, or all);
+    never a link (a link named like one is not ours to delete).
 
     Only a process killed outright (kill -9, power loss) leaves one behind.
     """
@@ -40,7 +63,12 @@ def temporaries(folder: str | Path, name: str | None = None) -> list[Path]:
     found = []
     for entry in folder.iterdir():
         match = _TEMPORARY.match(entry.name)
-        if match and entry.is_file() and (name is None or match["name"] == name):
+        if (
+            match
+            and entry.is_file()
+            and not entry.is_symlink()
+            and (name is None or match["name"] == name)
+        ):
             found.append(entry)
     return sorted(found)
 
@@ -52,7 +80,10 @@ def remove_temporaries(root: str | Path) -> list[Path]:
     """
     root = Path(root)
     removed = []
-    for folder in [root, *(p for p in root.rglob("*") if p.is_dir())] if root.is_dir() else []:
+    if root.is_symlink() or not root.is_dir():
+        return removed
+    # os.walk does not follow links to folders: a link inside root never leads outside it
+    for folder, _, _ in os.walk(root, followlinks=False):
         for tmp in temporaries(folder):
             tmp.unlink(missing_ok=True)
             removed.append(tmp)
@@ -80,6 +111,75 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
         os.replace(tmp_path, path)
     finally:
         tmp_path.unlink(missing_ok=True)
+
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# a signed number, or a signed interval of them ("+1.25 [+0.50, +2.00]"): no formula can be
+# built without one of the characters this refuses (a call, a DDE link, a reference, '=')
+_SIGNED_NUMBERS = re.compile(r"[+-]\d[^=(|!@;:]*")
+
+
+def formula_safe(value: Any) -> Any:
+    """A CSV cell a spreadsheet will show as text: a string starting with ``= + - @``, a tab or
+    a carriage return (a formula to Excel, LibreOffice, Google Sheets) gets a leading ``'``.
+    Numbers, and strings of signed numbers (``-0.25``, ``+1.25 [+0.50, +2.00]``), are left as
+    they are."""
+    if not isinstance(value, str) or len(value) < 2 or not value.startswith(_FORMULA_START):
+        return value
+    if _SIGNED_NUMBERS.fullmatch(value):
+        return value
+    return "'" + value
+
+
+def formula_safe_frame(frame: Any) -> Any:
+    """A copy of a pandas DataFrame whose text cells (and column names) are :func:`formula_safe`:
+    every CSV written from user text goes through it. A carriage return in a cell becomes a
+    line feed: the CSV writer quotes a field holding ``\n`` but not one holding a bare ``\r``,
+    which a reader would take for the end of the row."""
+    out = frame.copy()
+    for column in out.columns:
+        if out[column].dtype == object or str(out[column].dtype) in ("string", "str"):
+            out[column] = out[column].map(_csv_cell)
+    out.columns = [formula_safe(c) for c in out.columns]
+    return out
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, str) and "\r" in value:
+        value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return formula_safe(value)
+
+
+def guard_output_file(
+    path: str | Path,
+    flag: str,
+    *,
+    inputs: Iterable[str | Path] = (),
+    folders: Mapping[str, str | Path] | None = None,
+    out: str | Path | None = None,
+) -> Path:
+    """Refuse an output file that would overwrite what it must not: an input file, anything
+    inside a protected folder (the model, the dictionary, the cache: ``folders`` maps each to
+    its flag), or an existing result inside the run's ``out`` folder. Links are resolved first,
+    so no other name for the same file gets through. Returns the resolved path."""
+    target = Path(path).expanduser().resolve()
+    if target.is_dir():
+        raise HinterError(f"{flag} {path}: is a folder, not a file")
+    for item in inputs:
+        if target == Path(item).expanduser().resolve():
+            raise HinterError(f"{flag} {path}: is the input file {item}; choose another file")
+    for name, folder in (folders or {}).items():
+        root = Path(folder).expanduser().resolve()
+        if target == root or root in target.parents:
+            raise HinterError(f"{flag} {path}: inside the {name} folder {folder}; choose another")
+    if out is not None:
+        root = Path(out).expanduser().resolve()
+        if root in target.parents and target.exists():
+            raise HinterError(
+                f"{flag} {path}: would overwrite {target.relative_to(root)} of the run in "
+                f"{out}; choose a new file"
+            )
+    return target
 
 
 def write_text(path: str | Path, text: str) -> None:
@@ -114,8 +214,51 @@ def write_parquet(
     """
     if schema is not None:
         table = conform(table, schema, where=str(path))
+    meta = dict(table.schema.metadata or {})
+    meta[ROWS_KEY] = str(table.num_rows).encode()
+    table = table.replace_schema_metadata(meta)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp, compression="zstd", row_group_size=row_group_size)
+        pq.write_table(
+            table, tmp, compression="zstd", row_group_size=row_group_size,
+            write_page_checksum=True,
+        )  # fmt: skip
+
+
+def writer_rule(path: str | Path) -> str:
+    """The rule to rerun for a damaged file (by its results folder), for error messages."""
+    parts = Path(path).parts
+    for folder in reversed(parts[:-1]):
+        if folder in _WRITERS:
+            return f"rule {_WRITERS[folder]}"
+    return "the step that wrote it"
+
+
+def damaged(path: str | Path, why: str) -> DataError:
+    """The one-line error of a file whose integrity check failed."""
+    return DataError(
+        f"{path}: damaged file ({why}); delete it and rerun {writer_rule(path)} "
+        f"(snakemake rebuilds it), or rerun the command that wrote it"
+    )
+
+
+def check_rows(path: str | Path, metadata: pq.FileMetaData, rows: int | None = None) -> None:
+    """The row count recorded by the writer matches the footer's (and the rows read)."""
+    recorded = (metadata.metadata or {}).get(ROWS_KEY)
+    if recorded is None:
+        return
+    in_groups = sum(metadata.row_group(i).num_rows for i in range(metadata.num_row_groups))
+    counts = {int(recorded), metadata.num_rows, in_groups, *(() if rows is None else (rows,))}
+    if len(counts) != 1:
+        raise damaged(path, f"{int(recorded)} rows written, {sorted(counts)} found")
+
+
+def _unreadable(path: Path, exc: BaseException) -> DataError:
+    if isinstance(exc, DataError):
+        return exc
+    text = first_line(exc)
+    if "checksum" in text.lower() or "crc" in text.lower():
+        return damaged(path, f"a page checksum does not match: {text}")
+    return DataError(f"{path}: not a readable Parquet file ({text})")
 
 
 def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None) -> pa.Table:
@@ -124,9 +267,11 @@ def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None
     if not path.exists():
         raise DataError(f"{path}: file not found")
     try:
-        table = pq.read_table(path, columns=columns)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
+        parquet = pq.ParquetFile(path, page_checksum_verification=True)
+        table = parquet.read(columns=columns)
+        check_rows(path, parquet.metadata, table.num_rows)
+    except _UNREADABLE as exc:
+        raise _unreadable(path, exc) from None
     if schema is not None:
         wanted = schema if columns is None else pa.schema([schema.field(c) for c in columns])
         table = conform(table, wanted, where=str(path))
@@ -155,10 +300,13 @@ def iter_batches(
         raise DataError(f"{path}: file not found")
     try:
         # no pre-buffering: memory is bounded by one row group, not the whole file
-        parquet = pq.ParquetFile(path, pre_buffer=False, buffer_size=1 << 20)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
-    present = parquet.schema_arrow.names
+        parquet = pq.ParquetFile(
+            path, pre_buffer=False, buffer_size=1 << 20, page_checksum_verification=True
+        )
+        check_rows(path, parquet.metadata)
+        present = parquet.schema_arrow.names
+    except _UNREADABLE as exc:
+        raise _unreadable(path, exc) from None
     wanted = list(columns if columns is not None else (schema.names if schema else present))
     missing = [c for c in wanted if c not in present]
     if missing:
@@ -174,8 +322,8 @@ def iter_batches(
             batch = next(batches)
         except StopIteration:
             return
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise DataError(f"{path}: not a readable Parquet file ({first_line(exc)})") from None
+        except _UNREADABLE as exc:
+            raise _unreadable(path, exc) from None
         table = pa.Table.from_batches([batch])
         yield table if target is None else conform(table, target, where=str(path))
 
@@ -261,7 +409,9 @@ class ParquetStreamWriter:
         self.schema = schema
         self._ctx = atomic_path(self.path)
         self._tmp = self._ctx.__enter__()
-        self._writer = pq.ParquetWriter(self._tmp, schema, compression="zstd")
+        self._writer = pq.ParquetWriter(
+            self._tmp, schema, compression="zstd", write_page_checksum=True
+        )
         self.rows = 0
 
     def write(self, table_or_rows: pa.Table | list[dict]) -> None:
@@ -276,6 +426,7 @@ class ParquetStreamWriter:
             self.rows += table.num_rows
 
     def close(self) -> None:
+        self._writer.add_key_value_metadata({ROWS_KEY: str(self.rows).encode()})
         self._writer.close()
         self._ctx.__exit__(None, None, None)
 

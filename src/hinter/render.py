@@ -36,8 +36,9 @@ def percent(value: float | None, digits: int = 2) -> str:
 
 
 def csv_text(frame: pd.DataFrame, float_digits: int = 4, sep: str = ",") -> str:
-    """CSV (or TSV) with a fixed float format and empty cells for missing values."""
-    return frame.to_csv(
+    """CSV (or TSV) with a fixed float format and empty cells for missing values; text cells
+    that a spreadsheet would run as formulas are neutralised (:func:`hinter.io.formula_safe`)."""
+    return io.formula_safe_frame(frame).to_csv(
         index=False, sep=sep, lineterminator="\n", float_format=f"%.{float_digits}f", na_rep=""
     )
 

@@ -6,6 +6,7 @@ estimate before anything is sent, and an API key that is never written anywhere.
 from __future__ import annotations
 
 import logging
+import math
 import os
 import re
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
-from fake_openai import FakeOpenAI, answer_for
+from fake_openai import MALFORMED, FakeOpenAI, answer_for
 from llm_models import BUDGETS, write_demo_dataset
 
 from hinter import edits, io, tables
@@ -180,18 +181,21 @@ def test_retries_are_bounded_and_leave_nothing_half_written(imdb, tokenizer_dir,
 def test_a_response_that_stays_malformed_is_an_error_row_not_cached(
     imdb, tokenizer_dir, tmp_path, key
 ):
-    def behaviour(body):
-        return "empty" if "woman" in body["messages"][-1]["content"] else None
-
     suite = _suite(imdb, tmp_path)
+    texts = _texts(imdb, suite)
+    chosen = sorted(t for t in texts.values() if "woman" in t)[:4]  # a minority of the 14
+
+    def behaviour(body):
+        content = body["messages"][-1]["content"]
+        return "empty" if any(t in content for t in chosen) else None
+
     with FakeOpenAI(behaviour) as server:
         spec = _spec(server, tokenizer_dir, max_retries=1)
         _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, suite, tmp_path / "p.parquet")
         rows = io.read_parquet(tmp_path / "p.parquet", tables.PREDICTIONS).to_pylist()
         errors = {r["text_id"] for r in rows if r["status"] == "error"}
-        texts = _texts(imdb, suite)
-        failing = {r["text_id"] for r in rows if "woman" in texts[r["text_id"]]}
-        assert errors == failing and len(failing) >= 7  # every mutant, some originals
+        failing = {r["text_id"] for r in rows if texts[r["text_id"]] in chosen}
+        assert errors == failing and len(failing) == 4
         for row in rows:
             if row["text_id"] in errors:
                 assert row["labels"] == [] and row["answer"] is None
@@ -201,6 +205,21 @@ def test_a_response_that_stays_malformed_is_an_error_row_not_cached(
     assert len(server.requests) - sent == len(failing)
     rows = io.read_parquet(tmp_path / "p2.parquet", tables.PREDICTIONS).to_pylist()
     assert {r["status"] for r in rows} == {"ok"}
+
+
+def test_most_responses_unusable_fails_the_job(imdb, tokenizer_dir, tmp_path, key):
+    """A login page answering every request (L17) is a failed job, not a file of errors."""
+
+    def behaviour(body):
+        return "html"
+
+    with FakeOpenAI(behaviour) as server:
+        spec = _spec(server, tokenizer_dir, max_retries=1)
+        with pytest.raises(ApiError, match=r"7 of 7 responses .* unusable") as info:
+            _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, _suite(imdb, tmp_path),
+                 tmp_path / "p.parquet")  # fmt: skip
+    assert "\n" not in str(info.value) and "not JSON" in str(info.value)
+    assert not (tmp_path / "p.parquet").exists()
 
 
 def test_fatal_status_stops_at_once(imdb, tokenizer_dir, tmp_path, key):
@@ -320,3 +339,257 @@ def test_answer_for_is_a_real_function_of_the_document():
     assert answer_for(body) == "Answer: Negative."
     body["messages"][0]["content"] = "Question: Was the woman happy?\nText: A man left."
     assert answer_for(body) == "Answer: Positive."
+
+
+# -- the fault matrix: every malformed shape x (first request / cached row / concurrency > 1) --
+
+TEXTS = ["The film was fine.", "A woman wrote a dull plot.", "The score was lovely."]
+URL_SECRET = "pa55-URLSECRET-31"
+
+
+def _job(build, log_path: Path, capsys) -> tuple[int, list[str]]:
+    """Run ``build`` as a workflow job does: (exit code, the ``hinter:`` lines on stderr)."""
+    from types import SimpleNamespace
+
+    from hinter import workflow
+
+    code = 0
+    try:
+        workflow.run(SimpleNamespace(log=[str(log_path)]), build)
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        logging.getLogger().handlers.clear()
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, [line for line in err.splitlines() if line.startswith("hinter:")]
+
+
+def _no_secret_under(*folders: Path) -> None:
+    for folder in folders:
+        for path in folder.rglob("*"):
+            if path.is_file():
+                data = path.read_bytes()
+                assert SECRET.encode() not in data, path
+                assert URL_SECRET.encode() not in data, path
+
+
+def _cached_rows(cache: Path) -> list[str]:
+    import sqlite3
+
+    path = cache / "api" / "responses.sqlite"
+    if not path.exists():
+        return []
+    with sqlite3.connect(path) as db:
+        return [r[0] for r in db.execute("SELECT response FROM responses")]
+
+
+def _all_valid(rows: list[str]) -> bool:
+    import json
+
+    for row in rows:
+        chat_openai.validate_response(json.loads(row), 7)
+    return True
+
+
+@pytest.mark.parametrize("where", ["first", "cached", "concurrent"])
+@pytest.mark.parametrize("shape", MALFORMED)
+def test_fault_matrix(shape, where, imdb, tokenizer_dir, tmp_path, key, capsys, monkeypatch):
+    """A malformed response is retried, never cached, never a traceback; a bad cached row is
+    fetched again; a server that only misbehaves fails the job with one line (exit 1)."""
+    import json
+    import sqlite3
+
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    cache, log_path = tmp_path / "cache", tmp_path / "job.log"
+    seen: dict[str, int] = {}
+
+    def once(body):  # the shape on each request's first attempt, then a healthy answer
+        text = body["messages"][-1]["content"]
+        seen[text] = seen.get(text, 0) + 1
+        return shape if seen[text] == 1 else None
+
+    behaviour = {"first": once, "cached": lambda b: None, "concurrent": lambda b: shape}[where]
+    with FakeOpenAI(behaviour) as server:
+        url = server.base_url.replace("http://", f"http://user:{URL_SECRET}@")
+        spec = _spec(server, tokenizer_dir, base_url=url, max_retries=1,
+                     concurrency=3 if where == "concurrent" else 1)  # fmt: skip
+        result = {}
+
+        def build():
+            predictor = _predictor(spec, imdb, cache)
+            keys, outputs = predictor.engine.resolve(TEXTS)
+            result["labels"] = [predictor.parse(outputs[k]).labels for k in keys]
+
+        if where == "cached":  # a healthy run, then every stored response damaged to the shape
+            assert _job(build, log_path, capsys)[0] == 0
+            bad_row = server.completion({"model": "m", "messages": [{"content": TEXTS[0]}],
+                                         "logprobs": True, "max_tokens": 7})  # fmt: skip
+            import shutil
+
+            shutil.rmtree(cache / "predictions")
+            damaged = {"json_list": json.dumps([bad_row]), "malformed": '{"choices": [',
+                       "html": "<html>log in</html>"}.get(shape)  # fmt: skip
+            if damaged is None:
+                damaged = json.dumps(_damage(bad_row, shape), allow_nan=True)
+            with sqlite3.connect(cache / "api" / "responses.sqlite") as db:
+                db.execute("UPDATE responses SET response = ?", (damaged,))
+            before = len(server.requests)
+        code, lines = _job(build, log_path, capsys)
+        if where == "cached":
+            assert len(server.requests) - before == len(TEXTS)  # refetched, not trusted
+    if where == "concurrent":  # every response unusable: the job fails with one line
+        assert code == 1 and len(lines) == 1 and "unusable after retries" in lines[0]
+        assert _cached_rows(cache) == []
+    else:
+        assert code == 0 and lines == []
+        assert result["labels"] == [[1], [0], [1]]
+        rows = _cached_rows(cache)
+        assert len(rows) == len(TEXTS) and _all_valid(rows)
+    _no_secret_under(tmp_path)
+
+
+def _damage(completion: dict, shape: str) -> dict:
+    choice = completion["choices"][0]
+    items = choice["logprobs"]["content"]
+    if shape == "empty":
+        completion["choices"] = []
+    for item in items:
+        if shape == "logprob_missing":
+            del item["logprob"]
+        elif shape.startswith("logprob_"):
+            item["logprob"] = {"logprob_null": None, "logprob_positive": 3.0}.get(shape, math.nan)
+    if shape == "usage_null":
+        completion["usage"] = {"prompt_tokens": None, "completion_tokens": None}
+    if shape == "huge":
+        choice["message"]["content"] = "x" * 100_000
+    if shape == "content_null":
+        choice["message"]["content"] = None
+    return completion
+
+
+def test_no_secret_in_any_file_of_a_failing_or_a_succeeding_run(
+    imdb, tokenizer_dir, tmp_path, key, capsys
+):
+    """A 401 that echoes the Authorization header (L06) and credentials inside base_url (L20):
+    neither the key nor the URL's password reaches the log, stderr, the caches or the results."""
+    suite = _suite(imdb, tmp_path)
+    faults = {"fault": "echo_auth"}
+    with FakeOpenAI(lambda body: faults["fault"]) as server:
+        url = server.base_url.replace("http://", f"http://user:{URL_SECRET}@")
+        spec = _spec(server, tokenizer_dir, base_url=url)
+        out = tmp_path / "p.parquet"
+
+        def build():
+            _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, suite, out)
+
+        code, lines = _job(build, tmp_path / "fail.log", capsys)
+        assert code == 1 and len(lines) == 1 and "HTTP 401" in lines[0], lines
+        # the client sends the URL's credentials as Basic authorisation: masked all the same
+        assert re.search(r"Incorrect API key provided: (Bearer|Basic) \*\*\* for", lines[0])
+        assert "user:***@" not in lines[0] and "127.0.0.1" in lines[0]
+        faults["fault"] = None
+        code, lines = _job(build, tmp_path / "ok.log", capsys)
+        assert code == 0 and lines == []
+    assert all({k.lower() for k in h} >= {"authorization"} for h in server.headers)
+    assert "HTTP Request" not in (tmp_path / "ok.log").read_text()  # client URL lines silenced
+    meta = io.read_parquet(out).schema.metadata
+    assert b"127.0.0.1" in b"".join(meta.values())  # the URL is kept, without its userinfo
+    _no_secret_under(tmp_path)
+
+
+def test_a_non_ascii_key_is_refused_before_any_request(imdb, tokenizer_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET + "\u201d")
+    with FakeOpenAI() as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        with pytest.raises(ConfigError, match=f"environment variable {KEY_ENV}: .*U\\+201D"):
+            _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+    assert server.requests == []
+    assert SECRET not in str(predictor.backend.api_key_env)
+
+
+def test_timeout_bounds_a_whole_request_and_503_retry_after(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """A body dripped 16 bytes every 0.05 s (~3 s in all) is abandoned at the 0.5 s timeout and
+    retried (L15); a 503's Retry-After is honoured (L26)."""
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
+    faults = iter(["drip", "503"])
+    with FakeOpenAI(lambda body: next(faults, None)) as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=3)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        start = time.monotonic()
+        keys, outputs = predictor.engine.resolve(["The film was fine."])
+        took = time.monotonic() - start
+    assert predictor.parse(outputs[keys[0]]).labels == [1]
+    assert len(server.requests) == 3 and predictor.backend.usage.retries == 2
+    assert predictor.backend.usage.waits[1] == pytest.approx(0.3)  # 503's Retry-After
+    assert took < 2.0, took
+
+
+def test_responses_without_logprobs_are_kept_with_a_warning(
+    imdb, tokenizer_dir, tmp_path, key, caplog
+):
+    """L10: answers without log-probabilities are answers; their missing confidence is said."""
+    caplog.set_level(logging.WARNING)
+    with FakeOpenAI(lambda body: "no_logprobs") as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        keys, outputs = predictor.engine.resolve(TEXTS)
+    parsed = [predictor.parse(outputs[k]) for k in keys]
+    assert [p.labels for p in parsed] == [[1], [0], [1]]
+    assert all(p.confidence is None for p in parsed)
+    warnings = [r.getMessage() for r in caplog.records if "log-probabilities" in r.getMessage()]
+    assert len(warnings) == 1 and "3 of 3 responses" in warnings[0]
+
+
+def test_concurrent_failures_report_the_cause_not_a_stopped_request(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """L03: with requests in flight, the error shown is the server's (500 after N attempts),
+    never 'stopped after another request failed'."""
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    with FakeOpenAI(lambda body: "500") as server:
+        spec = _spec(server, tokenizer_dir, concurrency=4, max_retries=1)
+        for _ in range(2):  # the winner used to depend on the threads' timing
+            predictor = _predictor(spec, imdb, tmp_path / "cache")
+            with pytest.raises(ApiError) as info:
+                _run(predictor, imdb, _suite(imdb, tmp_path), tmp_path / "p.parquet")
+            assert "500 after 2 attempts" in str(info.value), str(info.value)
+
+
+def test_connection_refused_names_the_cause(imdb, tokenizer_dir, tmp_path, key, monkeypatch):
+    """L02: nobody listening is retried, then one line that says so (not 'stopped after another
+    request failed')."""
+    import socket
+
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+
+    class Closed:
+        base_url = f"http://127.0.0.1:{port}/v1"
+
+    spec = _spec(Closed, tokenizer_dir, concurrency=2, max_retries=1)
+    with pytest.raises(ApiError) as info:
+        _run(_predictor(spec, imdb, tmp_path / "cache"), imdb, _suite(imdb, tmp_path),
+             tmp_path / "p.parquet")  # fmt: skip
+    message = str(info.value)
+    assert "Connect" in message and "after 2 attempts" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("failed", "total", "fails"),
+    [(0, 8, False), (5, 8, False), (8, 8, True), (1, 1, True), (8, 16, False), (9, 16, True),
+     (9, 40, False), (21, 40, True)],
+)  # fmt: skip
+def test_a_job_fails_when_most_of_its_requests_stay_unusable(failed, total, fails):
+    """Judged as batches come: every request so far, or over half once 16 were answered."""
+    from types import SimpleNamespace
+
+    job = SimpleNamespace(public_url="http://x/v1", model="m", first_failure="malformed (x)")
+    if fails:
+        with pytest.raises(ApiError, match=f"{failed} of {total} responses"):
+            chat_openai.OpenAIChat.check_failures(job, failed, total)
+    else:
+        chat_openai.OpenAIChat.check_failures(job, failed, total)

@@ -1,7 +1,10 @@
 """A local OpenAI-compatible server (loopback, random port, a thread of the test process) that
 speaks ``POST /v1/chat/completions`` as the real API does — including ``logprobs`` — and can be
 told to misbehave: 429 with ``Retry-After``, 500, a response slower than the client's timeout,
-malformed JSON, an empty choice list, 401."""
+malformed JSON, an empty choice list, 401 — and every malformed-but-JSON shape of
+:data:`MALFORMED` (a JSON array, a missing, null or positive logprob, null token counts, an HTML
+login page, an answer far over its token budget), a 401 that echoes the ``Authorization``
+header, a 503 with ``Retry-After``, and a body dripped a few bytes at a time."""
 
 from __future__ import annotations
 
@@ -15,6 +18,21 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 Behaviour = Callable[[dict], str | None]  # request body -> a fault name, or None to answer
+
+# 200 responses that are not usable chat completions, by fault name (the review's L07-L17)
+MALFORMED = (
+    "malformed",  # truncated JSON
+    "empty",  # no choices
+    "json_list",  # a JSON array around the completion
+    "logprob_missing",  # a logprobs item without "logprob"
+    "logprob_null",
+    "logprob_positive",  # logprob 3.0: a "confidence" of 8,103
+    "logprob_nan",
+    "usage_null",  # usage.prompt_tokens: null
+    "html",  # a captive portal's login page, text/html
+    "huge",  # an answer of 100,000 characters to a 7-token budget
+    "content_null",
+)
 
 
 def answer_for(body: dict) -> str:
@@ -61,24 +79,76 @@ class FakeOpenAI:
                     return self._send(401, {"error": {"message": "invalid api key"}})
                 if fault == "timeout":
                     time.sleep(server.delay)
-                if fault == "malformed":
-                    return self._raw(200, b'{"id": "x", "choices": [')
-                if fault == "empty":
-                    return self._send(200, {"id": "x", "object": "chat.completion", "choices": []})
                 if fault == "hang":  # no answer until released, then a dropped connection
                     server.release.wait(120)
                     return None
+                if fault == "echo_auth":  # a proxy echoing the credentials it was sent
+                    auth = self.headers.get("authorization")
+                    message = f"Incorrect API key provided: {auth} for {self.headers.get('host')}"
+                    return self._send(401, {"error": {"message": message}})
+                if fault == "503":
+                    return self._send(
+                        503, {"error": {"message": "overloaded"}}, {"Retry-After": "0.3"}
+                    )
+                if fault == "drip":  # a valid answer, 16 bytes at a time, 0.05 s apart
+                    return self._drip(json.dumps(server.completion(body)).encode())
+                if fault == "no_logprobs":  # usable, but no confidence (the review's L10)
+                    completion = server.completion(body)
+                    completion["choices"][0]["logprobs"] = None
+                    return self._send(200, completion)
+                if fault in MALFORMED:
+                    return self._malformed(fault, server.completion(body))
                 completion = server.completion(body)
                 with server.lock:
                     server.answered.append(body)
                 return self._send(200, completion)
 
+            def _malformed(self, fault, completion):
+                choice = completion["choices"][0]
+                items = (choice.get("logprobs") or {}).get("content") or []
+                if fault == "malformed":
+                    return self._raw(200, b'{"id": "x", "choices": [')
+                if fault == "empty":
+                    completion["choices"] = []
+                if fault == "json_list":
+                    completion = [completion]
+                for item in items:
+                    if fault == "logprob_missing":
+                        del item["logprob"]
+                    elif fault.startswith("logprob_"):
+                        item["logprob"] = {"logprob_null": None, "logprob_positive": 3.0}.get(
+                            fault, float("nan")
+                        )
+                if fault == "usage_null":
+                    completion["usage"] = {"prompt_tokens": None, "completion_tokens": None}
+                if fault == "huge":
+                    choice["message"]["content"] = "Answer: Positive. " + "x" * 100_000
+                    choice["logprobs"] = None
+                if fault == "content_null":
+                    choice["message"]["content"] = None
+                if fault == "html":
+                    page = b"<html><body>Please log in to the proxy</body></html>"
+                    return self._raw(200, page, ctype="text/html")
+                data = json.dumps(completion, allow_nan=True).encode()
+                return self._raw(200, data)
+
+            def _drip(self, data, step=16, every=0.05):
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    for i in range(0, len(data), step):
+                        self.wfile.write(data[i : i + step])
+                        self.wfile.flush()
+                        time.sleep(every)
+
             def _send(self, status, payload, headers=None):
                 self._raw(status, json.dumps(payload).encode(), headers)
 
-            def _raw(self, status, data, headers=None):
+            def _raw(self, status, data, headers=None, ctype="application/json"):
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", ctype)
                 self.send_header("content-length", str(len(data)))
                 for key, value in (headers or {}).items():
                     self.send_header(key, value)
@@ -88,7 +158,10 @@ class FakeOpenAI:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # a short poll interval: shutting the server down takes one interval (tests start many)
+        self.thread = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:

@@ -385,6 +385,43 @@ CASES = [
         r"--fail-above: unknown rate 'inter-race\+gender'",
         hinter_test("--orders", "1", "--fail-above", "inter-race+gender=5"),
     ),
+    # review 2026-11-25 (G02): a gate on an aggregate no planned suite computes passes on nothing
+    Case(
+        "fail-above-unplanned-aggregate",
+        1,
+        r"--fail-above intersectional: no intersectional suite is planned",
+        hinter_test("--orders", "1", "--fail-above", "intersectional=0"),
+    ),
+    Case(
+        "fail-above-hidden-without-intersections",
+        1,
+        r"--fail-above hidden: no intersectional suite is planned",
+        hinter_test("--orders", "1", "--fail-above", "hidden=0"),
+    ),
+    # review 2026-11-25 (G03): --json is guarded as --out is
+    Case(
+        "json-is-the-input-file",
+        1,
+        r"--json .*texts\.csv: is the input file",
+        lambda w: hinter_test("--json", str(w.data))(w),
+    ),
+    Case(
+        "json-inside-the-model-folder",
+        1,
+        r"--json .*config\.json: inside the model folder",
+        lambda w: hinter_test("--json", str(w.model / "config.json"))(w),
+    ),
+    Case(
+        "json-over-a-result-of-the-run",
+        1,
+        r"--json .*: would overwrite rq1/truth_table\.csv of the run",
+        lambda w: hinter_test("--json", str(w.out / "rq1" / "truth_table.csv"))(w),
+        setup=lambda w: (
+            (w.out / "rq1").mkdir(parents=True),
+            (w.out / cli.LOCK).write_text(""),
+            (w.out / "rq1" / "truth_table.csv").write_text("x"),
+        ),
+    ),
     Case(
         "fail-above-no-name",
         1,
@@ -1180,6 +1217,128 @@ CASES = [
             lambda w: (w.root / "afile").write_text("x"), _config("results_dir: {root}/afile\n")
         ),
     ),
+    # review 2026-11-25: names, sizes, YAML (C04-C08, C10, C11, C13, D04, L22, L23)
+    Case(
+        "config-name-trailing-newline",
+        1,
+        r"config key 'run_name': 'demo\\n' does not match",
+        check_config(),
+        setup=_config('run_name: "demo\\n"\n'),
+    ),
+    Case(
+        "config-model-name-newline",
+        1,
+        r"config key 'models\.llms\.gpt\\n': 'gpt\\n' is not a valid name",
+        check_config(),
+        setup=_config('models: {llms: {"gpt\\n": {backend: openai, model: m, tokenizer: t}}}\n'),
+    ),
+    Case(
+        "config-attribute-name-with-dot",
+        1,
+        r"config key 'dictionary\.custom\.re\.ligion': 're\.ligion' is not a valid name "
+        r"\(letters, digits, '_', '-',",
+        check_config(),
+        setup=_config("dictionary: {custom: {re.ligion: {pairs: p.csv}}}\n"),
+    ),
+    Case(
+        "config-shards-over-999",
+        1,
+        r"config key 'mutation\.default_shards': 1001 is greater than the maximum of 999",
+        check_config(),
+        setup=_config("mutation: {default_shards: 1001}\n"),
+    ),
+    Case(
+        "config-runs-huge",
+        1,
+        r"config key 'sensitivity\.runs': 1000000 is greater than the maximum of 100",
+        check_config(),
+        setup=_config("sensitivity: {runs: 1000000}\n"),
+    ),
+    Case(
+        "config-plan-too-large",
+        1,
+        r"config: the plan has over 100000 jobs",
+        check_config(),
+        setup=_config("mutation: {default_shards: 999}\nsensitivity: {runs: 100}\n"),
+    ),
+    Case(
+        "config-timeout-infinite",
+        1,
+        r"config key 'models\.llms\.gpt\.timeout': inf is greater than the maximum of 3600",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "timeout: .inf}}}\n"
+        ),
+    ),
+    Case(
+        "config-concurrency-huge",
+        1,
+        r"config key 'models\.llms\.gpt\.concurrency': 1000000 is greater than the maximum",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "concurrency: 1000000}}}\n"
+        ),
+    ),
+    Case(
+        "config-api-key-env-empty",
+        1,
+        r"config key 'models\.llms\.gpt\.api_key_env': '' does not match",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "api_key_env: ''}}}\n"
+        ),
+    ),
+    Case(
+        "config-base-url-not-a-url",
+        1,
+        r"config key 'models\.llms\.gpt\.base_url': 'notaurl' does not match",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "base_url: notaurl}}}\n"
+        ),
+    ),
+    Case(
+        "config-grammar-unknown-model",
+        1,
+        r"config key 'grammar\.models': unknown model 'nosuchmodel'",
+        check_config(),
+        setup=_config("grammar: {models: [nosuchmodel]}\n"),
+    ),
+    Case(
+        "config-duplicate-key",
+        1,
+        r"override\.yaml:3: invalid YAML \(duplicate key 'seed' \(first on line 2\)\)",
+        check_config(),
+        setup=_config("datasets: [imdb]\nseed: 7\nseed: 8\n"),
+    ),
+    Case(
+        "config-alias-bomb",
+        1,
+        r"override\.yaml:4: YAML alias \*a0 is not supported",
+        check_config(),
+        setup=_config(
+            "models:\n  encoders: {}\n  x: &a0 [x, x, x, x, x, x, x, x, x]\n"
+            + "".join(f"  y{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10))
+        ),
+    ),
+    Case(
+        "config-custom-pairs-too-many",
+        1,
+        r"config key 'dictionary\.custom\.faith\.pairings': 18,000,000 directed pairs",
+        check_config(),
+        setup=both(
+            lambda w: (w.root / "a.txt").write_text("".join(f"alpha{i}\n" for i in range(3000))),
+            lambda w: (w.root / "b.txt").write_text("".join(f"beta{i}\n" for i in range(3000))),
+            _config(
+                "dictionary: {custom: {faith: {classes: {a: '{root}/a.txt', b: '{root}/b.txt'}, "
+                "pairings: [[a, b], [b, a]]}}}\n"
+            ),
+        ),
+    ),
     Case(
         "config-cache-dir-read-only",
         1,
@@ -1278,11 +1437,12 @@ def test_disk_full_while_writing_says_so(workspace, capsys, monkeypatch):
 def test_full_disk_in_the_prediction_cache_is_not_called_corrupt(workspace, capsys, monkeypatch):
     import sqlite3
 
+    from hinter.errors import DataError, sqlite_error
     from hinter.models import cache
 
     def full(self, texts, outputs):
-        raise cache.DataError(
-            cache.sqlite_error(
+        raise DataError(
+            sqlite_error(
                 self.path, sqlite3.OperationalError("database or disk is full"), "prediction cache"
             )
         )
@@ -1429,3 +1589,23 @@ def test_gz_and_bom_inputs_are_read(tmp_path):
     path.write_bytes(gzip.compress("\ufefftext\nThe man.\n".encode("utf-8")))
     read = inputs.read_file(path)
     assert read.columns == ["text"] and read.rows[0].values == {"text": "The man."}
+
+
+def test_an_alias_bomb_loaded_by_snakemake_is_refused_at_once():
+    """C06 through the Snakefile: Snakemake's loader expands aliases into shared objects, which
+    validation refuses before any walk (9 levels of 9: 387 million paths)."""
+    import time
+
+    import yaml
+
+    from hinter.config import REPO_ROOT, ConfigError, load_yaml, validate_config
+
+    text = "lol0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"lol{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 10)
+    )
+    config = load_yaml(REPO_ROOT / "config" / "demo.yaml")
+    config["models"]["encoders"]["bomb"] = {"size": yaml.safe_load(text)}
+    start = time.monotonic()
+    with pytest.raises(ConfigError, match=r"models\.encoders\.bomb\.size\.lol1\.0': a repeated"):
+        validate_config(config)
+    assert time.monotonic() - start < 5

@@ -153,16 +153,21 @@ def test_cache_checks_each_text_once_per_checker_version(tmp_path):
     assert checker.calls == 6
 
 
-def test_corrupt_cache_entry_is_a_one_line_error(tmp_path):
+def test_a_damaged_cache_entry_is_checked_again_and_replaced(tmp_path, caplog):
+    """Rows are validated on read (hinter.store): a damaged one is a miss, never a crash."""
     path = tmp_path / "grammar.sqlite"
+    counts = dict.fromkeys(CATEGORIES, 0)
     with ScoreCache(path, "c", "1") as cache:
-        cache.put_many([("text", dict.fromkeys(CATEGORIES, 0))])
+        cache.put_many([("text", counts), ("other", counts)])
     db = sqlite3.connect(path)
     db.execute("UPDATE scores SET counts = '{\"grammar\": -1}'")
     db.commit()
     db.close()
-    with ScoreCache(path, "c", "1") as cache, pytest.raises(DataError, match="corrupt"):
-        cache.get_many(["text"])
+    with ScoreCache(path, "c", "1") as cache:
+        assert cache.get_many(["text", "other"]) == {}
+        assert "2 damaged grammar score cache entries ignored" in caplog.text
+        cache.put_many([("text", counts)])
+        assert cache.get_many(["text", "other"]) == {"text": counts}
 
 
 # -- the sample -------------------------------------------------------------------------------

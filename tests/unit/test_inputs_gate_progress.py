@@ -13,7 +13,7 @@ import pytest
 
 from hinter import gate, inputs, progress
 from hinter.config import coerce, load_yaml, validate_config
-from hinter.errors import DataError
+from hinter.errors import DataError, HinterError
 
 NAMES = ["negative", "positive"]
 
@@ -163,7 +163,7 @@ def test_pooled_rates_divide_summed_counts_once():
     assert pooled["inter-body+race"]["percent"] is None  # nothing counted: no value
 
 
-def test_thresholds_fail_strictly_above_and_undefined_rates_fail_nothing():
+def test_thresholds_fail_strictly_above_and_undefined_rates_never_pass():
     pooled = gate.pooled_rates(_counts())
     thresholds = [
         gate.parse_threshold(t) for t in ("hidden=10", "intersectional=19.5%", "inter-body+race=0")
@@ -171,12 +171,31 @@ def test_thresholds_fail_strictly_above_and_undefined_rates_fail_nothing():
     verdict = gate.evaluate(pooled, thresholds)
     assert verdict.failed and [t.rate for t, _ in verdict.exceeded] == ["intersectional"]
     assert [t.rate for t in verdict.undefined] == ["inter-body+race"]
-    assert verdict.line() == "bias gate failed: intersectional 20.00% > 19.5% (exit code 3)"
+    assert verdict.line() == (
+        "bias gate failed: intersectional 20.00% > 19.5%; inter-body+race undefined (nothing "
+        "counted) (exit code 3)"
+    )
+    assert verdict.exit_code == 3
     passed = gate.evaluate(pooled, [gate.parse_threshold("hidden=10")])
     assert not passed.failed and passed.line() == "bias gate passed: hidden ≤ 10%"
     document = gate.summary(_counts(), verdict, pooled, model="m")
     assert document["verdict"] == "fail" and document["thresholds"]["intersectional"] == 19.5
     json.dumps(document)  # serialisable as is
+    # G01: a gated rate with nothing counted is an error of the gate, never a pass
+    nothing = gate.evaluate(pooled, [gate.parse_threshold("inter-body+race=0")])
+    assert not nothing.failed and nothing.exit_code == gate.EXIT_UNDEFINED == 1
+    assert nothing.word == "error" and nothing.line().startswith("bias gate cannot decide: ")
+
+
+def test_a_threshold_on_an_aggregate_no_suite_plans_is_refused():
+    """G02: ``--orders 1 --fail-above intersectional=0`` would pass on nothing."""
+    atomic = ["atomic-race", "atomic-gender"]
+    for rate in ("intersectional", "hidden"):
+        with pytest.raises(HinterError, match=f"--fail-above {rate}: no intersectional suite"):
+            gate.check_thresholds([gate.parse_threshold(f"{rate}=0")], atomic)
+    with pytest.raises(HinterError, match="--fail-above atomic: no atomic suite"):
+        gate.check_thresholds([gate.parse_threshold("atomic=0")], ["inter-race+gender"])
+    gate.check_thresholds([gate.parse_threshold("atomic=0")], atomic)
 
 
 # ------------------------------------------------------------------------- progress

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hinter.edits import text_hash
-from hinter.errors import DataError
 from hinter.grammaticality.scoring import CATEGORIES
+from hinter.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -30,67 +30,48 @@ CREATE TABLE IF NOT EXISTS scores (
     PRIMARY KEY (checker, version, text)
 ) WITHOUT ROWID
 """
-_CHUNK = 500  # keys per SELECT
 
 
 class ScoreCache:
-    """Issue counts of one checker (identity and version); many texts per call."""
+    """Issue counts of one checker (identity and version); many texts per call. The file is a
+    :class:`hinter.store.Store`: a damaged row is checked again and replaced."""
 
     def __init__(self, path: str | Path, checker: str, version: str, timeout: float = 300.0):
         self.path = Path(path)
         self.checker = checker
         self.version = version
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise DataError(
-                f"{self.path}: unusable grammar score cache ({exc}); delete the file to rebuild it"
-            ) from None
+        self.store = Store(self.path, "grammar score cache", [_SCHEMA], timeout=timeout, wal=True)
 
     def get_many(self, texts: Iterable[str]) -> dict[str, dict[str, int]]:
-        """Cached category counts of ``texts`` (missing ones are absent from the result)."""
+        """Cached category counts of ``texts`` (missing or damaged ones are absent)."""
         by_key = {text_hash(t): t for t in texts}
-        keys = list(by_key)
-        found: dict[str, dict[str, int]] = {}
-        for i in range(0, len(keys), _CHUNK):
-            chunk = keys[i : i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            try:
-                rows = self._db.execute(
-                    f"SELECT text, counts FROM scores WHERE checker = ? AND version = ? "
-                    f"AND text IN ({marks})",
-                    [self.checker, self.version, *chunk],
-                ).fetchall()
-            except sqlite3.OperationalError as exc:  # locked too long: a miss, not a failure
-                log.warning("%s: grammar cache lookup failed (%s); rechecking", self.path, exc)
-                return found
-            for key, counts in rows:
-                found[by_key[key]] = _decode(self.path, counts)
-        return found
+        query = (
+            "SELECT text, counts FROM scores WHERE checker = ? AND version = ? "
+            "AND text IN ({marks})"
+        )
+        try:
+            rows = self.store.select(query, [self.checker, self.version], by_key)
+        except sqlite3.OperationalError as exc:  # locked too long: a miss, not a failure
+            log.warning("%s: grammar cache lookup failed (%s); rechecking", self.path, exc)
+            return {}
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
+        return {by_key[k]: v for k, v in self.store.decoded(rows, _decode).items()}
 
     def put_many(self, items: Sequence[tuple[str, Mapping[str, int]]]) -> None:
-        """Store counts (first writer wins: a checker version's verdict on a text is fixed)."""
-        if not items:
-            return
+        """Store counts (the first writer wins: a checker version's verdict on a text is fixed;
+        a row damaged on read is replaced)."""
         rows = [
             (self.checker, self.version, text_hash(t), json.dumps(dict(c), sort_keys=True))
             for t, c in items
         ]
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("INSERT OR IGNORE INTO scores VALUES (?, ?, ?, ?)", rows)
-            self._db.execute("COMMIT")
+            self.store.write("scores", rows, key_at=2)
         except sqlite3.OperationalError as exc:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
             log.warning("%s: grammar cache not updated (%s)", self.path, exc)
 
     def close(self) -> None:
-        self._db.close()
+        self.store.close()
 
     def __enter__(self) -> ScoreCache:
         return self
@@ -99,13 +80,14 @@ class ScoreCache:
         self.close()
 
 
-def _decode(path: Path, raw: str) -> dict[str, int]:
+def _decode(raw: str) -> dict[str, int] | None:
+    """Stored counts, or None for a damaged row (not every category, a negative count)."""
     try:
         counts = json.loads(raw)
-        ok = isinstance(counts, dict) and set(counts) == set(CATEGORIES)
-        ok = ok and all(isinstance(v, int) and v >= 0 for v in counts.values())
-    except json.JSONDecodeError:
-        ok = False
-    if not ok:
-        raise DataError(f"{path}: corrupt grammar cache entry; delete the file to rebuild it")
-    return counts
+    except (TypeError, ValueError):
+        return None
+    ok = isinstance(counts, dict) and set(counts) == set(CATEGORIES)
+    ok = ok and all(
+        isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in counts.values()
+    )
+    return counts if ok else None

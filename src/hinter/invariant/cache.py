@@ -19,8 +19,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hinter.edits import text_hash
-from hinter.errors import DataError, os_error, sqlite_error
 from hinter.invariant.compare import Parse
+from hinter.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -33,68 +33,45 @@ CREATE TABLE IF NOT EXISTS parses (
     PRIMARY KEY (pipeline, sentence)
 ) WITHOUT ROWID
 """
-_CHUNK = 500  # keys per SELECT (well below SQLite's limit on bound parameters)
 
 
 class ParseCache:
-    """A parse cache for one pipeline; lookups and inserts take many sentences at once."""
+    """A parse cache for one pipeline; lookups and inserts take many sentences at once. The
+    file is a :class:`hinter.store.Store`: a damaged row is parsed again and replaced."""
 
     def __init__(self, path: str | Path, pipeline: str, timeout: float = 300.0):
         self.path = Path(path)
         self.pipeline = pipeline
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DataError(os_error(exc, "cannot create the parse cache folder")) from None
-        try:
-            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                log.warning("%s: SQLite WAL mode unavailable (journal mode %s)", self.path, mode)
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(_SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise DataError(sqlite_error(self.path, exc, "parse cache")) from None
+        self.store = Store(self.path, "parse cache", [_SCHEMA], timeout=timeout, wal=True)
 
     def get_many(self, texts: Iterable[str]) -> dict[str, Parse]:
-        """Cached parses of ``texts`` (missing ones are absent from the result)."""
+        """Cached parses of ``texts`` (missing or damaged ones are absent from the result)."""
         by_key = {text_hash(t): t for t in texts}
-        keys = list(by_key)
-        found: dict[str, Parse] = {}
-        for i in range(0, len(keys), _CHUNK):
-            chunk = keys[i : i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
-            try:
-                rows = self._db.execute(
-                    f"SELECT sentence, tags, deps FROM parses WHERE pipeline = ? "
-                    f"AND sentence IN ({marks})",
-                    [self.pipeline, *chunk],
-                ).fetchall()
-            except sqlite3.OperationalError as exc:  # locked for too long: a miss, not a failure
-                log.warning("%s: parse cache lookup failed (%s); parsing instead", self.path, exc)
-                return found
-            for key, tags, deps in rows:
-                found[by_key[key]] = _decode(self.path, tags, deps)
-        return found
+        query = (
+            "SELECT sentence, tags, deps FROM parses WHERE pipeline = ? AND sentence IN ({marks})"
+        )
+        try:
+            rows = self.store.select(query, [self.pipeline], by_key)
+        except sqlite3.OperationalError as exc:  # locked for too long: a miss, not a failure
+            log.warning("%s: parse cache lookup failed (%s); parsing instead", self.path, exc)
+            return {}
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
+        return {by_key[k]: v for k, v in self.store.decoded(rows, _decode).items()}
 
     def put_many(self, items: Sequence[tuple[str, Parse]]) -> None:
-        """Store parses (first writer wins: a sentence's parse never changes for a pipeline)."""
-        if not items:
-            return
+        """Store parses (the first writer wins: a sentence's parse never changes for a
+        pipeline; a row damaged on read is replaced)."""
         rows = [
             (self.pipeline, text_hash(t), json.dumps(p.tags), json.dumps(p.deps)) for t, p in items
         ]
         try:
-            self._db.execute("BEGIN IMMEDIATE")
-            self._db.executemany("INSERT OR IGNORE INTO parses VALUES (?, ?, ?, ?)", rows)
-            self._db.execute("COMMIT")
+            self.store.write("parses", rows, key_at=1)
         except sqlite3.OperationalError as exc:
-            if self._db.in_transaction:
-                self._db.execute("ROLLBACK")
             log.warning("%s: parse cache not updated (%s)", self.path, exc)
 
     def close(self) -> None:
-        self._db.close()
+        self.store.close()
 
     def __enter__(self) -> ParseCache:
         return self
@@ -103,11 +80,12 @@ class ParseCache:
         self.close()
 
 
-def _decode(path: Path, tags: str, deps: str) -> Parse:
+def _decode(tags: str, deps: str) -> Parse | None:
+    """A stored parse, or None for a damaged row."""
     try:
         parse = Parse(tuple(json.loads(tags)), tuple(json.loads(deps)))
-    except (json.JSONDecodeError, TypeError):
-        parse = None
-    if parse is None or len(parse.tags) != len(parse.deps):
-        raise DataError(f"{path}: corrupt parse cache entry; delete the file to rebuild it")
-    return parse
+    except (TypeError, ValueError):
+        return None
+    same = len(parse.tags) == len(parse.deps)
+    strings = all(isinstance(x, str) for x in (*parse.tags, *parse.deps))
+    return parse if same and strings else None

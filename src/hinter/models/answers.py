@@ -12,10 +12,15 @@ so ``Waivers`` counted inside ``No Waivers`` and ``trade`` inside ``trade policy
    **longest** label name that matches **whole words** wins, so ``No Waivers`` is one label
    and ``Article 1`` never matches inside ``Article 10``. The list ends at the first text
    that is not a label name (``.``, an explanation, an unknown label). ``None`` at the start
-   is the empty set, given as an answer.
+   is the empty set, given as an answer. A second list right after it on the same line that
+   names another label (``Positive. Negative.``, ``Positive. Answer: Negative.``) contradicts
+   it: no answer. An explanation after it (``Positive. Some would call it negative.``) is not
+   a list and is ignored.
 4. *Free-form mode*, when the list is empty: the first non-empty line of the answer proper is
    searched for whole-word label names, longest first, without overlaps ("The sentiment of this
-   review is negative" → Negative).
+   review is negative" → Negative). A negation on that line outside the label names (``not``,
+   ``no``, ``never``, ``n't``, ...) makes it no answer: ``Not positive.`` must never read as
+   Positive, and reading it as the other class would be a guess the parser does not make.
 5. A single-label dataset needs exactly one label: two or more is ambiguous, hence no answer.
    Nothing found is **no answer**: the empty set, status ``no_answer``, kept and counted (the
    oracle reports it as ``no_answer``, RQ1 Fig. 6).
@@ -63,6 +68,8 @@ _SEPARATOR = re.compile(r"(?:[\s,;&*_\"'`()\[\]{}/]|\band\b|\bor\b|:)+")
 _NONE = re.compile(r"none\b")
 _LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
 _SPACE = re.compile(r"\s*")
+_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|hardly|cannot|without)\b|n't\b")
+_SENTENCE_GAP = re.compile(r"[ .!?;,:*_\"'`()\[\]-]*")  # between two lists on one line
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
@@ -161,6 +168,22 @@ class AnswerParser:
                 pos = text.find(name, pos + 1, stop)
         return sorted(found), max(found.values(), default=start)
 
+    def _contradicted(self, text: str, end: int, labels: list[int]) -> bool:
+        """A second list on the same line right after the answer names another label."""
+        pos = _SENTENCE_GAP.match(text, end).end()
+        marker = _MARKER.match(text, pos)
+        if marker:
+            pos = _SENTENCE_GAP.match(text, marker.end()).end()
+        again, _, none = self._list(text, pos)
+        return none or any(label not in labels for label in again)
+
+    def _negated(self, text: str, start: int, stop: int) -> bool:
+        """A negation word in text[start:stop] outside every label name."""
+        masked = text[start:stop]
+        for name, _ in self.names:  # label names may hold negations ("No Waivers")
+            masked = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", " ", masked)
+        return _NEGATION.search(masked) is not None
+
     def parse(self, raw: str | None) -> Answer:
         if not raw:
             return Answer((), NO_ANSWER, 0)
@@ -170,11 +193,15 @@ class AnswerParser:
         labels, end, none = self._list(text, start)
         if none:
             return Answer((), NONE, ends[end - 1])
+        if labels and self._contradicted(text, end, labels):
+            return Answer((), NO_ANSWER, 0)
         if not labels:
             line_start = _SPACE.match(text, start).end()
             newline = text.find("\n", line_start)
             stop = len(text) if newline == -1 else newline
             labels, end = self._scan(text, line_start, stop)
+            if labels and self._negated(text, line_start, stop):
+                return Answer((), NO_ANSWER, 0)
         if not labels or (self.task_type == MULTI_CLASS and len(labels) > 1):
             return Answer((), NO_ANSWER, 0)
         return Answer(tuple(sorted(labels)), ANSWER, ends[end - 1])

@@ -12,12 +12,15 @@ Keying outputs by the visible token ids means two texts that differ only beyond 
 window, or only in ways its tokenizer ignores (case, for an uncased model), share one forward
 pass. SQLite's locking makes the cache safe for concurrent Snakemake jobs (every write is one
 short transaction; readers wait up to ``timeout`` seconds for a writer). Prefer a local or
-POSIX-locking file system for ``cache_dir`` on a cluster.
+POSIX-locking file system for ``cache_dir`` on a cluster. The file is a
+:class:`hinter.store.Store`: a damaged row (logits of the wrong size or not finite, a generation
+that is not a well-formed JSON object) is ignored with a warning, computed again and replaced.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -25,7 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from hinter.errors import DataError, os_error, sqlite_error
+from hinter.errors import DataError
+from hinter.store import Store
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS texts (text_hash TEXT PRIMARY KEY, ids_hash TEXT NOT NULL)"
@@ -34,7 +38,6 @@ _SCHEMA = (
     " WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
-_CHUNK = 500  # keys per IN (...) query, well under SQLite's variable limit
 
 
 class LogitsCodec:
@@ -51,9 +54,11 @@ class LogitsCodec:
         return np.asarray(output, dtype="<f4").tobytes()
 
     def loads(self, blob: bytes) -> np.ndarray | None:
-        if len(blob) != 4 * self.n_labels:
+        """The logits, or None for a damaged row (wrong size, not finite)."""
+        if not isinstance(blob, bytes) or len(blob) != 4 * self.n_labels:
             return None
-        return np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        value = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        return value if np.isfinite(value).all() else None
 
 
 class JsonCodec:
@@ -69,10 +74,28 @@ class JsonCodec:
         return json.dumps(output, sort_keys=True, ensure_ascii=False).encode()
 
     def loads(self, blob: bytes) -> Any:
+        """The generation, or None for a damaged row: not a JSON object, or a text, token ends
+        or log-probabilities of the wrong shape (finite log-probabilities <= 0)."""
         try:
-            return json.loads(blob)
-        except (ValueError, UnicodeDecodeError):
+            value = json.loads(blob)
+        except (TypeError, ValueError, UnicodeDecodeError):
             return None
+        return value if _well_formed(value) else None
+
+
+def _well_formed(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if "text" in value and not isinstance(value["text"], str):
+        return False
+    logprobs, ends = value.get("logprobs", []), value.get("token_ends", [])
+    if not isinstance(logprobs, list) or not isinstance(ends, list):
+        return False
+    numbers = all(
+        isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x <= 0
+        for x in logprobs
+    )
+    return numbers and all(isinstance(e, int) and not isinstance(e, bool) for e in ends)
 
 
 class MemoryCache:
@@ -119,76 +142,48 @@ class PredictionCache(MemoryCache):
         self.codec = codec or LogitsCodec(n_labels)
         self.n_labels = self.codec.n_labels
         self.path = Path(cache_dir) / "predictions" / f"{fingerprint[:40]}.sqlite"
+        self.store = Store(self.path, "prediction cache", _SCHEMA, timeout=timeout)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise DataError(os_error(exc, "cannot create the prediction cache folder")) from None
-        try:
-            self._db = sqlite3.connect(self.path, timeout=timeout, isolation_level=None)
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            with self._transaction():
-                for statement in _SCHEMA:
-                    self._db.execute(statement)
-                self._db.execute(
+            with self.store.transaction():
+                self.store.db.execute(
                     "INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?), ('n_labels', ?)",
                     (fingerprint, self.codec.kind),
                 )
-            stored = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
+            stored = dict(self.store.db.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.DatabaseError as exc:
-            raise DataError(sqlite_error(self.path, exc, "prediction cache")) from None
+            raise self.store.error(exc) from None
         if stored.get("fingerprint") != fingerprint or stored.get("n_labels") != self.codec.kind:
             raise DataError(f"{self.path}: the cache belongs to another model; delete it")
 
-    def _transaction(self):
-        db = self._db
-
-        class _Tx:
-            def __enter__(self):
-                db.execute("BEGIN IMMEDIATE")
-
-            def __exit__(self, exc_type, exc, tb):
-                db.execute("COMMIT" if exc_type is None else "ROLLBACK")
-
-        return _Tx()
-
     def _select(self, table: str, key: str, value: str, keys: Iterable[str]) -> list[tuple]:
-        keys = list(dict.fromkeys(keys))
-        rows: list[tuple] = []
+        query = f"SELECT {key}, {value} FROM {table} WHERE {key} IN ({{marks}})"
         try:
-            for i in range(0, len(keys), _CHUNK):
-                part = keys[i : i + _CHUNK]
-                marks = ",".join("?" * len(part))
-                query = f"SELECT {key}, {value} FROM {table} WHERE {key} IN ({marks})"
-                rows.extend(self._db.execute(query, part).fetchall())
+            return self.store.select(query, (), keys)
         except sqlite3.DatabaseError as exc:
-            raise DataError(sqlite_error(self.path, exc, "prediction cache")) from None
-        return rows
+            raise self.store.error(exc) from None
 
     def get_ids(self, text_hashes: Iterable[str]) -> dict[str, str]:
         return dict(self._select("texts", "text_hash", "ids_hash", text_hashes))
 
     def get_logits(self, ids_hashes: Iterable[str]) -> dict[str, Any]:
-        out = {}
-        for h, blob in self._select("outputs", "ids_hash", "logits", ids_hashes):
-            value = self.codec.loads(blob)
-            if value is None:
-                raise DataError(f"{self.path}: corrupt entry {h}; delete the cache file")
-            out[h] = value
-        return out
+        """Stored outputs by ids hash; a damaged row is missing (computed again, replaced)."""
+        rows = self._select("outputs", "ids_hash", "logits", ids_hashes)
+        return self.store.decoded(rows, self.codec.loads)
 
     get_outputs = get_logits
 
     def put(self, texts: Mapping[str, str], outputs: Mapping[str, Any]) -> None:
-        """Store outputs before the text mappings that point at them, in one transaction."""
+        """Store outputs before the text mappings that point at them, in one transaction (the
+        first writer wins, but an output replaces a damaged row read before)."""
         if not texts and not outputs:
             return
         rows = [(h, self.codec.dumps(v)) for h, v in outputs.items()]
         try:
-            with self._transaction():
-                self._db.executemany("INSERT OR IGNORE INTO outputs VALUES (?, ?)", rows)
-                self._db.executemany("INSERT OR IGNORE INTO texts VALUES (?, ?)", texts.items())
+            with self.store.transaction():
+                self.store.insert("outputs", rows)
+                self.store.insert("texts", list(texts.items()))
         except sqlite3.DatabaseError as exc:
-            raise DataError(sqlite_error(self.path, exc, "prediction cache")) from None
+            raise self.store.error(exc) from None
 
     def close(self) -> None:
-        self._db.close()
+        self.store.close()

@@ -8,10 +8,18 @@ server at ``base_url`` for open models at scale), through the official ``openai`
   a killed job resumes where it stopped, a rerun costs nothing, and RQ6's repeated runs are real
   re-queries because their run index differs. Failed requests are not cached.
 - **Bounded retries**: 429, 5xx, timeouts, connection errors and malformed or empty responses
-  are retried up to ``max_retries`` times, waiting ``Retry-After`` when the server sends it and
-  otherwise an exponential backoff with jitter (capped); other errors (400, 401, 404, ...) end
-  the job at once with one line. A response still malformed after the retries becomes a
-  prediction with status ``error`` (kept and counted, not cached).
+  are retried up to ``max_retries`` times, waiting ``Retry-After`` when the server sends it (429
+  and 503 alike) and otherwise an exponential backoff with jitter (capped); other errors (400,
+  401, 404, ...) end the job at once with one line. A response still malformed after the
+  retries becomes a prediction with status ``error`` (kept and counted, not cached); when more
+  than half of a job's requests end so, the job fails (a login page or a broken proxy answering
+  everything is not a result).
+- **One schema for a usable response** (:mod:`hinter.models.responses`), checked before a
+  response is cached and again when a cached row is read (a row that fails it is fetched again
+  and replaced).
+- **Deadlines**: ``timeout`` bounds a whole request, not each read: the body is read in chunks
+  and abandoned (then retried) once ``timeout`` seconds have passed since it was sent, so a
+  server dripping bytes cannot hold a job; a body over ``MAX_RESPONSE_BYTES`` is refused.
 - **Bounded concurrency**: ``concurrency`` requests in flight (threads; the cache is shared).
 - **Cost**: before the first request, a dry estimate (requests not cached, their input tokens
   as counted by the declared tokenizer, at most ``max_tokens`` output each, priced with
@@ -19,7 +27,10 @@ server at ``base_url`` for open models at scale), through the official ``openai`
   responses report are logged and recorded in the predictions file.
 - **The API key** is read from the environment variable ``api_key_env`` only when a request
   must be sent, and never logged or written: it is not part of any request body, cache key or
-  file. A missing key ends the job with one line naming the variable, after the estimate.
+  file. A missing, empty or non-ASCII key ends the job with one line naming the variable, after
+  the estimate and before the first request. The key and the credentials of ``base_url`` are
+  registered with :mod:`hinter.redact`, so they are masked in every log line and error message
+  whatever the server echoes back; ``base_url`` is logged and stored without its userinfo.
 """
 
 from __future__ import annotations
@@ -40,23 +51,37 @@ from typing import Any
 
 import numpy as np
 
-from hinter.errors import ConfigError, DataError, HinterError, first_line
+from hinter import redact
+from hinter.errors import ConfigError, HinterError, first_line
 from hinter.models.context import ChatFrame, api_frame, load_doc_tokenizer
 from hinter.models.prompts import Prompt
+from hinter.models.responses import MalformedResponse, validate_response
 from hinter.progress import Progress
+from hinter.store import Store
 
 log = logging.getLogger(__name__)
 
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
+    "response TEXT NOT NULL) WITHOUT ROWID"
+)
 MAX_BACKOFF = 60.0  # seconds: the longest wait between two attempts
 BACKOFF_BASE = 0.5  # seconds: the first wait without Retry-After (doubling after each attempt)
+MAX_RESPONSE_BYTES = 4 << 20  # a chat completion of a few tokens is a few KB; refuse more
+FAILED_SHARE = 0.5  # a job whose responses are unusable for more than this share fails
+MIN_JUDGED = 16  # requests a job must have sent before a share below 100% can fail it
 
 
 class ApiError(HinterError):
     """The API refused a request in a way retrying cannot fix (bad request, auth, ...)."""
 
 
-class MalformedResponse(Exception):
-    """A 200 response whose body is not a usable chat completion."""
+class _Stopped(ApiError):
+    """Another request of the job failed: this one was not sent (never the error reported)."""
+
+
+class _Deadline(Exception):
+    """The whole request took longer than ``timeout`` seconds."""
 
 
 @dataclass
@@ -80,52 +105,53 @@ class Usage:
 
 
 class ResponseCache:
-    """Responses by request key, one SQLite file shared by every job (thread-safe)."""
+    """Responses by request key, one SQLite file shared by every job (thread-safe); a
+    :class:`hinter.store.Store` whose rows the caller validates (:func:`validate_response`)."""
 
     def __init__(self, cache_dir: str | Path, timeout: float = 600):
         self.path = Path(cache_dir) / "api" / "responses.sqlite"
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        try:
-            self._db = sqlite3.connect(
-                self.path, timeout=timeout, isolation_level=None, check_same_thread=False
-            )
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.execute(
-                "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
-                "response TEXT NOT NULL) WITHOUT ROWID"
-            )
-        except sqlite3.DatabaseError as exc:
-            raise DataError(f"{self.path}: unusable response cache ({exc}); delete it") from None
+        self.store = Store(self.path, "response cache", [_SCHEMA], timeout=timeout, threads=True)
 
-    def get(self, key: str) -> dict | None:
-        with self._lock:
-            row = self._db.execute(
-                "SELECT response FROM responses WHERE key = ?", (key,)
-            ).fetchone()
-        return json.loads(row[0]) if row else None
+    def get(self, key: str) -> Any:
+        """The stored response (any JSON value, or the raw text of a row that is not JSON: the
+        caller validates it and fetches a damaged one again), or None when there is none."""
+        try:
+            with self._lock:
+                rows = self.store.select(
+                    "SELECT key, response FROM responses WHERE key IN ({marks})", (), [key]
+                )
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
+        if not rows:
+            return None
+        try:
+            return json.loads(rows[0][1])
+        except (TypeError, ValueError):
+            return str(rows[0][1])  # fails validation: fetched again and replaced
 
     def has(self, keys: Sequence[str]) -> set[str]:
-        found: set[str] = set()
-        keys = list(keys)
-        with self._lock:
-            for i in range(0, len(keys), 500):
-                part = keys[i : i + 500]
-                marks = ",".join("?" * len(part))
-                rows = self._db.execute(
-                    f"SELECT key FROM responses WHERE key IN ({marks})", part
-                ).fetchall()
-                found.update(r[0] for r in rows)
-        return found
+        try:
+            with self._lock:
+                rows = self.store.select(
+                    "SELECT key FROM responses WHERE key IN ({marks})", (), keys
+                )
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
+        return {r[0] for r in rows}
 
-    def put(self, key: str, model: str, response: Mapping) -> None:
+    def put(self, key: str, model: str, response: Mapping, replace: bool = False) -> None:
+        """Store a validated response (``replace``: over a stored row that failed validation)."""
         body = json.dumps(response, sort_keys=True, ensure_ascii=False)
-        with self._lock:
-            self._db.execute("INSERT OR IGNORE INTO responses VALUES (?, ?, ?)", (key, model, body))
+        try:
+            with self._lock:
+                self.store.write("responses", [(key, model, body)], replace=replace)
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
 
     def close(self) -> None:
         with self._lock:
-            self._db.close()
+            self.store.close()
 
 
 def request_key(base_url: str, body: Mapping[str, Any], run: int) -> str:
@@ -138,33 +164,38 @@ def request_key(base_url: str, body: Mapping[str, Any], run: int) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def generation_of(response: Mapping[str, Any]) -> dict:
-    """A chat completion's first choice as a generation (text, token ends, log-probabilities);
-    raises :class:`MalformedResponse` when there is no usable choice."""
-    choices = response.get("choices")
-    if not isinstance(choices, list) or not choices:
-        raise MalformedResponse("no choices")
-    choice = choices[0]
-    message = choice.get("message") if isinstance(choice, dict) else None
-    if not isinstance(message, dict) or not isinstance(message.get("content"), str):
-        raise MalformedResponse("no message content")
-    text = message["content"]
-    ends: list[int] = []
-    logprobs: list[float] = []
-    content = ((choice.get("logprobs") or {}).get("content")) or []
-    pieces = b""
-    for item in content:
-        token_bytes = item.get("bytes")
-        piece = bytes(token_bytes) if token_bytes is not None else item["token"].encode()
-        pieces += piece
-        ends.append(len(pieces.decode("utf-8", errors="ignore")))
-        logprobs.append(float(item["logprob"]))
-    return {
-        "text": text,
-        "token_ends": ends,
-        "logprobs": logprobs,
-        "finish": choice.get("finish_reason") or "stop",
-    }
+def read_key(variable: str, who: str) -> str:
+    """The API key in environment variable ``variable``, checked before any request: set,
+    non-empty, and ASCII without spaces or control characters (an HTTP header carries it)."""
+    if not variable:
+        raise ConfigError(f"model {who}: api_key_env is empty; name the variable of the API key")
+    key = os.environ.get(variable, "").strip()
+    if not key:
+        raise ConfigError(
+            f"environment variable {variable} is not set: model {who} needs an API key "
+            "(models.llms.<name>.api_key_env names the variable)"
+        )
+    redact.register(key)
+    bad = next((i for i, c in enumerate(key) if not 33 <= ord(c) <= 126), None)
+    if bad is not None:
+        raise ConfigError(
+            f"environment variable {variable}: the API key has a character that an HTTP header "
+            f"cannot carry (U+{ord(key[bad]):04X} at position {bad}); paste it again"
+        )
+    return key
+
+
+def _http_errors() -> tuple[tuple[type[BaseException], ...], tuple[type[BaseException], ...]]:
+    """The timeout and transport errors of the HTTP libraries the client uses (raised as they
+    are while a streamed body is read); imported once, from one thread."""
+    import importlib.util
+
+    modules = [
+        importlib.import_module(name)
+        for name in ("httpx2", "httpx")
+        if importlib.util.find_spec(name) is not None
+    ]
+    return tuple(m.TimeoutException for m in modules), tuple(m.TransportError for m in modules)
 
 
 class OpenAIChat:
@@ -187,6 +218,8 @@ class OpenAIChat:
         self.model = spec["model"]
         self.model_name = model_name
         self.base_url = str(spec.get("base_url", "https://api.openai.com/v1")).rstrip("/")
+        redact.register(*redact.url_secrets(self.base_url))
+        self.public_url = redact.public_url(self.base_url)  # what is logged and stored
         self.api_key_env = spec.get("api_key_env", "OPENAI_API_KEY")
         self.run = run
         self.timeout = float(spec.get("timeout", 60))
@@ -208,16 +241,22 @@ class OpenAIChat:
         self._client: Any = None
         self._rng = random.Random()
         self._lock = threading.Lock()
+        self._client_lock = threading.Lock()
+        self._timeout_errors: tuple[type[BaseException], ...] = ()
+        self._transport_errors: tuple[type[BaseException], ...] = ()
         self._stop = threading.Event()  # set by a fatal error: in-flight workers send no more
+        self._warned_logprobs = False
+        self.judged = 0  # requests of this job so far (cached or sent)
+        self.first_failure: str | None = None  # why the first response stayed malformed
         self.calls = 0  # HTTP requests sent (retries included)
 
     @property
     def identity(self) -> str:
-        return f"api:{self.base_url}:{self.model}:run{self.run}"
+        return f"api:{self.public_url}:{self.model}:run{self.run}"
 
     def settings(self) -> dict[str, Any]:
         return {
-            "base_url": self.base_url,
+            "base_url": self.public_url,
             "temperature": 0,
             "n": 1,
             "logprobs": True,
@@ -240,21 +279,22 @@ class OpenAIChat:
 
     # -- the client --------------------------------------------------------------------------
     def client(self):
+        with self._client_lock:
+            return self._make_client()
+
+    def _make_client(self):
         if self._client is None:
-            key = os.environ.get(self.api_key_env, "").strip()
-            if not key:
-                raise ConfigError(
-                    f"environment variable {self.api_key_env} is not set: model "
-                    f"{self.model_name} ({self.model} at {self.base_url}) needs an API key "
-                    "(models.llms.<name>.api_key_env names the variable)"
-                )
+            who = f"{self.model_name} ({self.model} at {self.public_url})"
+            key = read_key(self.api_key_env, who)
             from openai import OpenAI
 
             factory = self._client_factory or OpenAI
+            self._timeout_errors, self._transport_errors = _http_errors()
             self._client = factory(
                 api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout
             )
-            for noisy in ("openai", "httpx", "httpcore"):
+            # the client libraries log every request URL (userinfo included) at INFO
+            for noisy in ("openai", "httpx", "httpx2", "httpcore", "httpcore2"):
                 logging.getLogger(noisy).setLevel(logging.WARNING)
         return self._client
 
@@ -266,41 +306,54 @@ class OpenAIChat:
                 pass
         return min(MAX_BACKOFF, BACKOFF_BASE * 2**attempt) * self._rng.uniform(0.5, 1.0)
 
-    def _send(self, body: dict) -> dict | None:
-        """One request with bounded retries: the response JSON, or None when it stayed
-        malformed; an unrecoverable error raises."""
+    def _send(self, body: dict) -> tuple[dict, dict] | None:
+        """One request with bounded retries: (the response JSON, its validated generation), or
+        None when it stayed malformed; an unrecoverable error raises (its message redacted)."""
         import openai
 
+        client = self.client()  # a missing or unusable key: one line, nothing sent
         for attempt in range(self.max_retries + 1):
             retry_after = None
             if self._stop.is_set():
-                raise ApiError(f"{self.base_url}: stopped after another request failed")
+                raise _Stopped(f"{self.public_url}: stopped after another request failed")
             try:
                 with self._lock:
                     self.calls += 1
-                raw = self.client().chat.completions.with_raw_response.create(**body)
-                response = json.loads(raw.http_response.content)
-                generation_of(response)  # validate before caching
-                return response
+                return self._request(client, body)
             except openai.RateLimitError as exc:
                 why, retry_after = "429", exc.response.headers.get("retry-after")
-            except openai.InternalServerError as exc:
-                why = str(exc.status_code)
-            except (openai.APITimeoutError, openai.APIConnectionError) as exc:
-                why = type(exc).__name__
-            except (ValueError, MalformedResponse, openai.APIResponseValidationError) as exc:
+            except openai.InternalServerError as exc:  # 5xx: 503 may say when to come back
+                why, retry_after = str(exc.status_code), exc.response.headers.get("retry-after")
+            except (openai.APITimeoutError, _Deadline, *self._timeout_errors) as exc:
+                why = f"timeout ({type(exc).__name__})"
+            except (openai.APIConnectionError, *self._transport_errors) as exc:
+                cause = exc.__cause__ or exc
+                why = f"{type(exc).__name__} ({first_line(cause)})"
+            except (MalformedResponse, openai.APIResponseValidationError) as exc:
                 why = f"malformed response ({first_line(exc)})"
             except openai.APIStatusError as exc:
                 raise ApiError(
-                    f"{self.base_url}: HTTP {exc.status_code} for model {self.model} "
-                    f"({first_line(exc)})"
+                    redact.redact(
+                        f"{self.public_url}: HTTP {exc.status_code} for model {self.model} "
+                        f"({first_line(exc)})"
+                    )
                 ) from None
+            except Exception as exc:  # the client failed before sending: not the server's fault
+                raise ApiError(
+                    redact.redact(
+                        f"{self.public_url}: the request could not be sent "
+                        f"({type(exc).__name__}: {first_line(exc)})"
+                    )
+                ) from None
+            why = redact.redact(why)
             if attempt == self.max_retries:
                 if why.startswith("malformed"):
                     log.warning("%s after %d attempts: recorded as an error", why, attempt + 1)
+                    with self._lock:
+                        self.first_failure = self.first_failure or why
                     return None
                 raise ApiError(
-                    f"{self.base_url}: {why} after {attempt + 1} attempts (max_retries "
+                    f"{self.public_url}: {why} after {attempt + 1} attempts (max_retries "
                     f"{self.max_retries}); completed requests are cached, rerun to resume"
                 )
             wait = self._wait(attempt, retry_after)
@@ -310,6 +363,27 @@ class OpenAIChat:
             log.info("%s: %s, retry %d in %.1fs", self.model, why, attempt + 1, wait)
             time.sleep(wait)
         return None  # unreachable
+
+    def _request(self, client: Any, body: dict) -> tuple[dict, dict]:
+        """Send one request and read its body within ``timeout`` seconds in all and
+        ``MAX_RESPONSE_BYTES``; the response and its generation, validated."""
+        deadline = time.monotonic() + self.timeout
+        chunks: list[bytes] = []
+        size = 0
+        create = client.chat.completions.with_streaming_response.create
+        with create(**body) as raw:
+            for chunk in raw.iter_bytes():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise MalformedResponse(f"a body over {MAX_RESPONSE_BYTES} bytes")
+                if time.monotonic() > deadline:
+                    raise _Deadline(f"the body took over {self.timeout:g}s")
+                chunks.append(chunk)
+        try:
+            response = json.loads(b"".join(chunks))
+        except (ValueError, UnicodeDecodeError):
+            raise MalformedResponse("the body is not JSON") from None
+        return response, validate_response(response, body["max_tokens"])
 
     # -- planning and generation -------------------------------------------------------------
     def requests(self, frame: ChatFrame, prompt: Prompt, texts: Sequence[str]):
@@ -356,21 +430,31 @@ class OpenAIChat:
         results: list[dict | None] = [None] * len(bodies)
 
         def one(i: int) -> None:
-            response = self.cache.get(keys[i])
-            fresh = response is None
+            stored = self.cache.get(keys[i])
+            generation = None
+            if stored is not None:
+                try:
+                    generation = validate_response(stored, bodies[i]["max_tokens"])
+                except MalformedResponse as exc:
+                    log.warning(
+                        "%s: a cached response fails validation (%s); it is fetched again",
+                        self.cache.path, first_line(exc),
+                    )  # fmt: skip
+            fresh = generation is None
             if fresh:
                 try:
-                    response = self._send(bodies[i])
+                    sent = self._send(bodies[i])
                 except BaseException:
                     self._stop.set()
                     raise
-                if response is None:
+                if sent is None:
                     with self._lock:
                         self.usage.failed += 1
                     return
-                self.cache.put(keys[i], self.model, response)  # at once: never paid twice
-            usage = response.get("usage") or {}
-            pin, pout = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
+                response, generation = sent
+                # at once, validated: never paid twice, never a poisoned row
+                self.cache.put(keys[i], self.model, response, replace=stored is not None)
+            pin, pout = generation.pop("usage")
             with self._lock:
                 self.usage.requests += 1
                 self.usage.prompt_tokens += pin
@@ -379,25 +463,57 @@ class OpenAIChat:
                     self.usage.sent += 1
                     self.usage.sent_prompt_tokens += pin
                     self.usage.sent_completion_tokens += pout
-            results[i] = generation_of(response)
-            with self._lock:
                 progress.update(1)
+            results[i] = generation
 
         progress = Progress(self.model, len(bodies), "answers", every=30.0, bar=False)
         if self.concurrency <= 1 or len(bodies) <= 1:
             for i in range(len(bodies)):
                 one(i)
-            return results
-        with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-            futures = [pool.submit(one, i) for i in range(len(bodies))]
-            try:
-                for future in futures:
-                    future.result()  # re-raise the first failure
-            except BaseException:
-                self._stop.set()
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
+        else:
+            with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
+                futures = [pool.submit(one, i) for i in range(len(bodies))]
+                try:
+                    for future in futures:
+                        future.result()
+                except BaseException as first:
+                    self._stop.set()
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    # report the cause, not a request stopped because of it
+                    for future in futures:
+                        exc = None if future.cancelled() else future.exception()
+                        if exc is not None and not isinstance(exc, _Stopped):
+                            raise exc from None
+                    raise first
+        self.judged += len(bodies)
+        self.check_failures(self.usage.failed, self.judged)
+        self._warn_without_logprobs(results)
         return results
+
+    def _warn_without_logprobs(self, results: Sequence[dict | None]) -> None:
+        """A server that sends no log-probabilities leaves every confidence missing: say so
+        once (oracle.confidence_threshold and RQ6.3 then count no answer as confident)."""
+        bare = sum(1 for g in results if g is not None and g["text"] and not g["logprobs"])
+        if bare and not self._warned_logprobs:
+            self._warned_logprobs = True
+            log.warning(
+                "%s: %d of %d responses carry no token log-probabilities: their confidence is "
+                "missing (confidence thresholds count them as not confident)",
+                self.model, bare, len(results),
+            )  # fmt: skip
+
+    def check_failures(self, failed: int, total: int) -> None:
+        """Fail the job when most of its requests so far got no usable response: more than
+        FAILED_SHARE of them once MIN_JUDGED were answered, or every one of them (the engine
+        sends a job's requests in batches, so this is judged as they come)."""
+        if not failed or failed <= FAILED_SHARE * total:
+            return
+        if failed == total or total >= MIN_JUDGED:
+            raise ApiError(
+                f"{self.public_url}: {failed} of {total} responses for model {self.model} were "
+                f"unusable after retries (first: {self.first_failure}); nothing unusable was "
+                "cached, rerun to retry them"
+            )
 
     def summary(self) -> dict[str, Any]:
         u = self.usage

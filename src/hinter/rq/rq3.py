@@ -25,7 +25,6 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow.parquet as pq
 from matplotlib.figure import Figure
 
 from hinter import io, rates, statistics, tables
@@ -137,7 +136,7 @@ def document_validity(shards: Sequence[ValidityShard]) -> pd.DataFrame:
     shard at a time; a validity file that does not list its mutants file's rows is an error."""
     parts = []
     for s in shards:
-        mutants = pq.read_table(s.mutants, columns=["mutant_id", "doc_id", "role"])
+        mutants = io.read_parquet(s.mutants, columns=["mutant_id", "doc_id", "role"])
         validity = io.read_parquet(s.validity, tables.VALIDITY, columns=["mutant_id", "valid"])
         if mutants.num_rows != validity.num_rows or not mutants["mutant_id"].equals(
             validity["mutant_id"]

@@ -1,0 +1,147 @@
+"""The one SQLite key-value store under every persistent cache of the project.
+
+The prediction cache (:mod:`hinter.models.cache`), the parse cache (:mod:`hinter.invariant.cache`),
+the grammar score cache (:mod:`hinter.grammaticality.cache`) and the API response cache
+(:mod:`hinter.models.chat_openai`) each keep their own tables and file, and share what a cache
+must get right:
+
+- **opening**: the folder is created, the connection set up (autocommit; WAL where the cache is
+  shared by concurrent jobs), the schema created; a file that is not a usable database is a
+  one-line :class:`DataError` (:func:`hinter.errors.sqlite_error`: delete it, free space, check
+  permissions, or wait for a lock, as the cause requires);
+- **reading many keys at once**, in chunks below SQLite's limit on bound parameters;
+- **rows validated on read**: each cache decodes its rows with a function that returns None for a
+  row it cannot trust (not JSON, the wrong shape, an impossible value). Such a row is treated as
+  missing — computed or fetched again, never a crash, never a wrong value — and the new value
+  replaces it (:meth:`Store.write` replaces the damaged keys it saw; every other key keeps its
+  first writer's value); one warning per store says so;
+- **writing** in one short ``BEGIN IMMEDIATE`` transaction, rolled back on failure.
+
+Values are JSON or raw bytes, never pickles. The on-disk format of every cache is unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from hinter.errors import DataError, os_error, sqlite_error
+
+log = logging.getLogger(__name__)
+
+CHUNK = 500  # keys per IN (...) query, well under SQLite's limit on bound parameters
+
+
+class Store:
+    """One SQLite file with the given schema (see the module docstring)."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        what: str,
+        schema: Sequence[str],
+        *,
+        timeout: float = 600.0,
+        wal: bool = False,
+        threads: bool = False,
+    ):
+        self.path = Path(path)
+        self.what = what  # "prediction cache", ...: named in every message
+        self._warned = False
+        self.damaged: set[Any] = set()  # keys of rows rejected on read: replaced when written
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise DataError(os_error(exc, f"cannot create the {what} folder")) from None
+        try:
+            self.db = sqlite3.connect(
+                self.path, timeout=timeout, isolation_level=None, check_same_thread=not threads
+            )
+            if wal:
+                mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    log.warning("%s: SQLite WAL mode unavailable (journal mode %s)", path, mode)
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            with self.transaction():
+                for statement in schema:
+                    self.db.execute(statement)
+        except sqlite3.DatabaseError as exc:
+            raise self.error(exc) from None
+
+    def error(self, exc: BaseException) -> DataError:
+        return DataError(sqlite_error(self.path, exc, self.what))
+
+    def transaction(self):
+        db = self.db
+
+        class _Transaction:
+            def __enter__(self):
+                db.execute("BEGIN IMMEDIATE")
+
+            def __exit__(self, exc_type, exc, tb):
+                if exc_type is None:
+                    db.execute("COMMIT")
+                elif db.in_transaction:
+                    db.execute("ROLLBACK")
+
+        return _Transaction()
+
+    def select(self, query: str, fixed: Sequence[Any], keys: Iterable[Any]) -> list[tuple]:
+        """Rows of ``query`` (whose last condition is ``IN ({marks})``) for every key, by chunk;
+        ``fixed`` are the parameters before the keys."""
+        keys = list(dict.fromkeys(keys))
+        rows: list[tuple] = []
+        for i in range(0, len(keys), CHUNK):
+            part = keys[i : i + CHUNK]
+            marks = ",".join("?" * len(part))
+            rows.extend(self.db.execute(query.format(marks=marks), [*fixed, *part]).fetchall())
+        return rows
+
+    def decoded(self, rows: Iterable[tuple], decode: Callable[..., Any]) -> dict[Any, Any]:
+        """``{key: decode(*values)}`` for rows ``(key, *values)``; a row ``decode`` rejects (None)
+        is left out — treated as missing, so it is computed again and replaced."""
+        out = {}
+        bad = 0
+        for key, *values in rows:
+            value = decode(*values)
+            if value is None:
+                bad += 1
+                self.damaged.add(key)
+                continue
+            out[key] = value
+        if bad and not self._warned:
+            self._warned = True
+            log.warning(
+                "%s: %d damaged %s entr%s ignored; computed again and replaced",
+                self.path, bad, self.what, "y" if bad == 1 else "ies",
+            )  # fmt: skip
+        return out
+
+    def write(
+        self, table: str, rows: Sequence[tuple], *, key_at: int = 0, replace: bool = False
+    ) -> None:
+        """Insert rows in one transaction: the first writer of a key wins, but a row whose key
+        (``row[key_at]``) was rejected on read, or every row with ``replace``, replaces the
+        stored one."""
+        with self.transaction():
+            self.insert(table, rows, key_at=key_at, replace=replace)
+
+    def insert(
+        self, table: str, rows: Sequence[tuple], *, key_at: int = 0, replace: bool = False
+    ) -> None:
+        """:meth:`write` inside the caller's transaction."""
+        if not rows:
+            return
+        marks = ",".join("?" * len(rows[0]))
+        fresh = [r for r in rows if replace or r[key_at] in self.damaged]
+        kept = [r for r in rows if not (replace or r[key_at] in self.damaged)]
+        if fresh:
+            self.db.executemany(f"INSERT OR REPLACE INTO {table} VALUES ({marks})", fresh)
+        if kept:
+            self.db.executemany(f"INSERT OR IGNORE INTO {table} VALUES ({marks})", kept)
+
+    def close(self) -> None:
+        self.db.close()
