@@ -122,7 +122,8 @@ RQ4 = {
     "inter_without_atomic_counts": "57,160 of 336,348",
     "inter_without_atomic_correct": "89,564 (26.6%)",
     # The models behind Fig. 9's counts: the artifact's truth tables exist for these three only
-    # (docs/design.md §8; the paper does not name them), keyed by the model names of config/config.yaml.
+    # (docs/design.md §8; the paper does not name them), keyed by the model names of
+    # config/config.yaml.
     "scope_models": ("llama2", "gpt35", "legal-bert"),
     # Fig. 9b: bias-inducing atomic mutants with a bias-inducing intersectional counterpart.
     "atomic_with_child": 83.43,
