@@ -2,8 +2,8 @@
 
 For clusters whose compute nodes are offline (docs/design.md §6): on a login node, the run's
 datasets go into the local mirror (``hinter.mirror``, ``data.mirror``), the SBIC archive is
-fetched and verified by its own rule (``download_sbic``, into ``resources/sbic/``), and the parser is
-installed into the environment when missing (the pinned re-upload, by hash). The report says what
+fetched and verified by its own rule (``download_sbic``, into ``resources/sbic/``), and the parser
+is installed into the environment when missing (the pinned re-upload, by hash). The report says what
 was fetched; the compute nodes then run with ``data.source: mirror`` and the offline switches on.
 """
 
