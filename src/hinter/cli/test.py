@@ -1,208 +1,36 @@
-"""The ``hinter`` command line: bias-test one model on one file with the workflow's own code.
-
-``hinter test MODEL_DIR DATA_FILE`` checks every argument, the input file, the model folder and
-the parser first (a one-line error, nothing written, for any bad input), then runs dictionary →
-mutation → invariant → prediction → oracle on one shard laid out exactly like a workflow run
-directory (``--out``), with progress on stderr, and prints the rates, the truth table and
-hidden-bias examples. ``--fail-above`` turns it into a CI gate, ``--json`` writes the summary.
-``hinter mutate`` shows the mutants of a text; ``hinter check-config`` checks workflow configs.
-
-Each subcommand is a pair of small functions, ``add_<name>(sub)`` (its arguments) and
-``cmd_<name>(args)`` (returns an exit code), registered in :data:`COMMANDS`.
-"""
+"""``hinter test``: bias-test one model on one file with the workflow's own code."""
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import json
-import logging
-import os
 import re
-import signal
-import sys
-import traceback
-from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from hinter import __version__, io, plan, tables
-from hinter.config import BUILTIN_ATTRIBUTES, REPO_ROOT
-from hinter.errors import ConfigError, HinterError, os_error
+from hinter.cli.args import (
+    EXIT_OK,
+    at_least,
+    attributes_list,
+    check_orders,
+    column_name,
+    fraction,
+    orders_list,
+    plural,
+    say,
+    suites_for,
+)  # fmt: skip
+from hinter.cli.files import LOCK, locked_output, writable_folder
+from hinter.config import REPO_ROOT
+from hinter.errors import ConfigError, HinterError
 from hinter.gate import EXIT_GATE, Threshold, parse_threshold
 from hinter.inputs import DATASET, LABEL_FORMATS, LABEL_RULE
 from hinter.layout import RunLayout
 
-log = logging.getLogger("hinter")
-
 SHARD = "000"
 TRACK = "model"
-LOCK = ".hinter.lock"  # in the output folder: one run at a time writes there
-
-# Exit codes (README "Exit codes").
-EXIT_OK = 0
-EXIT_ERROR = 1  # bad input, or a run that could not finish: one line on stderr
-EXIT_INTERNAL = 4  # a bug: one line, --debug shows the traceback
-EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT)
-EXIT_TERMINATED = 143  # SIGTERM (a scheduler's time limit, `kill`)
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, handled like Ctrl-C: temporary files removed, resumable state kept."""
-
-
-# --------------------------------------------------------------------------- argument types
-
-
-class Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line naming the flag, with exit code 1."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        message = re.sub(r"^argument (\S+?)(/\S+)?: ", r"\1: ", message)
-        print(f"{self.prog}: {message}", file=sys.stderr)
-        sys.exit(EXIT_ERROR)
-
-
-def at_least(low: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer ≥ {low}, got {value}")
-        return value
-
-    parse.__name__ = f"integer ≥ {low}"
-    return parse
-
-
-def fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number in 0..1, got {text!r}") from None
-    if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"expected a number in 0..1, got {text}")
-    return value
-
-
-def orders_list(text: str) -> list[int]:
-    """``1,2`` → [1, 2]: mutation orders (1 = atomic)."""
-    items = [t.strip() for t in text.split(",")]
-    if not text.strip() or any(not t for t in items):
-        raise argparse.ArgumentTypeError(f"expected orders like 1,2, got {text!r}")
-    orders = []
-    for item in items:
-        if not item.isdigit() or int(item) < 1:
-            raise argparse.ArgumentTypeError(f"{item!r} is not an order (1, 2, 3, …)")
-        orders.append(int(item))
-    if len(set(orders)) != len(orders):
-        raise argparse.ArgumentTypeError(f"an order is repeated in {text!r}")
-    return sorted(orders)
-
-
-def attributes_list(text: str) -> list[str]:
-    items = [t.strip() for t in text.split(",")]
-    if not text.strip() or any(not t for t in items):
-        raise argparse.ArgumentTypeError(f"expected attributes like race,gender, got {text!r}")
-    unknown = [a for a in items if a not in BUILTIN_ATTRIBUTES]
-    if unknown:
-        raise argparse.ArgumentTypeError(
-            f"unknown attribute(s) {', '.join(map(repr, unknown))} "
-            f"(known: {', '.join(BUILTIN_ATTRIBUTES)})"
-        )
-    if len(set(items)) != len(items):
-        raise argparse.ArgumentTypeError(f"an attribute is repeated in {text!r}")
-    return items
-
-
-def column_name(text: str) -> str:
-    if not text.strip():
-        raise argparse.ArgumentTypeError("the column name is empty")
-    return text
-
-
-def check_orders(orders: Sequence[int], attributes: Sequence[str]) -> None:
-    for order in orders:
-        if order > len(attributes):
-            raise HinterError(
-                f"--orders: order {order} needs {order} attributes, but --attributes has "
-                f"{len(attributes)} ({','.join(attributes)})"
-            )
-
-
-def suites_for(attributes: Sequence[str], orders: Sequence[int]) -> list[plan.Suite]:
-    """Atomic suites always (parents), then every combination of each requested order."""
-    check_orders(orders, attributes)
-    wanted = {(a,) for a in attributes}
-    for order in orders:
-        wanted |= set(combinations(sorted(attributes), order))
-    suites = [plan.Suite(tuple(sorted(c))) for c in wanted]
-    return sorted(suites, key=lambda s: (s.order, s.name))
-
-
-# --------------------------------------------------------------------------- paths
-
-
-def writable_folder(path: Path, flag: str) -> None:
-    """``path`` is a folder we may create or write in (checked without creating anything)."""
-    if path.exists() and not path.is_dir():
-        raise HinterError(f"{flag} {path}: is a file, not a folder")
-    probe = path
-    while not probe.exists():
-        if probe.parent == probe:
-            break
-        probe = probe.parent
-    if not probe.is_dir():
-        raise HinterError(f"{flag} {path}: {probe} is a file, not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK) or _read_only_fs(probe):
-        raise HinterError(f"{flag} {path}: {probe} is not writable")
-
-
-def _read_only_fs(path: Path) -> bool:
-    """Whether a file cannot be created in ``path`` (tried: os.access cannot tell a read-only
-    mount or an immutable folder from a writable one when running as root)."""
-    import tempfile
-
-    try:
-        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=path)
-    except OSError:
-        return True
-    os.close(fd)
-    os.unlink(name)
-    return False
-
-
-@contextlib.contextmanager
-def locked_output(out: Path) -> Iterator[list[Path]]:
-    """Hold the output folder for this run; yield the temporary files of a killed run, removed.
-
-    The lock is released by the kernel whatever ends the process, kill -9 included.
-    """
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        handle = open(out / LOCK, "a+")  # noqa: SIM115 - held for the whole run
-    except OSError as exc:
-        raise HinterError(os_error(exc, "--out: cannot create")) from None
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        handle.close()
-        raise HinterError(
-            f"--out {out}: another hinter run is writing there; wait for it or choose another "
-            "folder"
-        ) from None
-    try:
-        yield io.remove_temporaries(out)
-    finally:
-        handle.close()
-
-
-# --------------------------------------------------------------------------- hinter test
 
 
 @dataclass
@@ -380,15 +208,6 @@ def prepare_test(args: argparse.Namespace) -> TestPlan:
     )
 
 
-def say(message: str) -> None:
-    """A status line on stderr (stdout holds the results)."""
-    print(f"hinter: {message}", file=sys.stderr, flush=True)
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n:,} {what}{'' if n == 1 else 's'}"
-
-
 def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
     """Run every stage of a checked plan; return the output (run) directory."""
     import pyarrow.parquet as pq
@@ -407,7 +226,7 @@ def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
     suite_names = ", ".join(s.name for s in p.suites)
     say(
         f"testing {p.model} ({p.meta['n_labels']} labels, {p.meta['task_type']}, window "
-        f"{p.window} tokens) on {_count(n_docs, 'document')} of {args.data}: "
+        f"{p.window} tokens) on {plural(n_docs, 'document')} of {args.data}: "
         f"{len(p.suites)} suites ({suite_names}); "
         + (f"invariant parser {p.parser}" if p.parser else "no invariant")
         + f"; output {p.out}"
@@ -415,7 +234,7 @@ def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
     if p.skipped_empty:
         rows = ", ".join(map(str, p.skipped_empty[:10]))
         more = "…" if len(p.skipped_empty) > 10 else ""
-        say(f"skipped {_count(len(p.skipped_empty), 'empty text')} (rows {rows}{more})")
+        say(f"skipped {plural(len(p.skipped_empty), 'empty text')} (rows {rows}{more})")
     layout = RunLayout(str(p.out))
     docs_path = Path(layout.tested(DATASET, SHARD))
     meta_path = Path(layout.meta(DATASET))
@@ -447,7 +266,7 @@ def run_test(p: TestPlan, args: argparse.Namespace) -> Path:
         for s in p.suites
     )
     say(
-        f"{_count(mutants, 'mutant')} in {len(p.suites)} suites ({sum(rows.values()):,} rows "
+        f"{plural(mutants, 'mutant')} in {len(p.suites)} suites ({sum(rows.values()):,} rows "
         f"with parents); up to {n_docs + mutants:,} texts to predict"
     )
 
@@ -581,7 +400,7 @@ def cmd_test(args: argparse.Namespace) -> int:
     p = prepare_test(args)
     with locked_output(p.out) as stale:
         if stale:
-            say(f"removed {_count(len(stale), 'temporary file')} of an interrupted run")
+            say(f"removed {plural(len(stale), 'temporary file')} of an interrupted run")
         run_test(p, args)
         counts = suite_counts(p.out)
         pooled = gate.pooled_rates(counts)
@@ -665,190 +484,3 @@ def add_test(sub) -> None:
         "RATE is atomic, intersectional, hidden, a suite (its error rate) or hidden:<suite>",
     )
     test.add_argument("--json", metavar="PATH", default=None, help="write the summary as JSON")
-
-
-# --------------------------------------------------------------------------- hinter mutate
-
-
-def cmd_mutate(args: argparse.Namespace) -> int:
-    """Print the atomic (and intersectional) mutants of one text."""
-    from hinter.dictionary import pairs as dictionary_pairs
-    from hinter.edits import apply_edits
-    from hinter.mutation.generate import SuiteMutator, pairs_from_table
-
-    if not args.text.strip():
-        raise HinterError("text: the text is empty")
-    suites = suites_for(args.attributes, args.orders)
-    if not Path(args.dictionary).is_dir():
-        raise HinterError(f"--dictionary {args.dictionary}: folder not found")
-    compiled = dictionary_pairs.compile_dictionary(args.attributes, Path(args.dictionary))
-    pairs = pairs_from_table(compiled.table, args.attributes)
-    shown = 0
-    for suite in suites:
-        mutator = SuiteMutator(pairs, plan.parse_suite(suite.name))
-        for mutant in mutator.mutants("text", args.text):
-            if shown >= args.limit:
-                return EXIT_OK
-            used = [mutator.pairs[pid] for pid in mutant.pair_ids]
-            changes = "; ".join(f"{p.source_form} → {p.target}" for p in used)
-            print(f"[{suite.name}] {changes}\n    {apply_edits(args.text, mutant.edits)}")
-            shown += 1
-    if not shown:
-        say("no dictionary term of the attributes occurs in the text: no mutants")
-    return EXIT_OK
-
-
-def add_mutate(sub) -> None:
-    mutate = sub.add_parser("mutate", help="show the mutants of one text")
-    mutate.add_argument("text")
-    mutate.add_argument("--attributes", type=attributes_list, default=["race", "gender", "body"])
-    mutate.add_argument("--orders", type=orders_list, default=[1, 2])
-    mutate.add_argument("--dictionary", default=str(REPO_ROOT / "resources" / "dictionary"))
-    mutate.add_argument("--limit", type=at_least(1), default=20)
-
-
-# --------------------------------------------------------------------------- other commands
-
-
-def cmd_sbic_download(args: argparse.Namespace) -> int:
-    from hinter import sbic
-
-    url = args.url or sbic.DEFAULT_URL
-    for path in sbic.acquire(url, args.dest, args.checksums, record=args.record):
-        print(path)
-    return EXIT_OK
-
-
-def add_sbic_download(sub) -> None:
-    sbic = sub.add_parser("sbic-download", help="download, verify and extract SBIC.v2.tgz")
-    sbic.add_argument("--url", default=None, help="http(s) URL, file:// URL or local path")
-    sbic.add_argument("--dest", default=str(REPO_ROOT / "resources" / "sbic"))
-    sbic.add_argument(
-        "--checksums", default=str(REPO_ROOT / "resources" / "sbic" / "checksums.sha256")
-    )
-    sbic.add_argument(
-        "--record",
-        action="store_true",
-        help="no digest recorded for the archive: record the downloaded one (trust on first use)",
-    )
-
-
-def cmd_estimate(args: argparse.Namespace) -> int:
-    from hinter import estimate
-
-    print(estimate.run(args))
-    return EXIT_OK
-
-
-def add_estimate(sub) -> None:
-    from hinter import estimate
-
-    estimate.add_arguments(
-        sub.add_parser("estimate", help="jobs, CPU- and GPU-hours a config will cost")
-    )
-
-
-def cmd_check_config(args: argparse.Namespace) -> int:
-    """Check workflow config files as the Snakefile does at start-up (YAML errors with lines)."""
-    from hinter.config import load_yaml, merge, startup_checks, validate_config
-
-    config: dict = {}
-    for path in args.configfile:
-        config = merge(config, load_yaml(path))
-    cfg = validate_config(config)
-    startup_checks(cfg, Path.cwd())
-    say(f"{', '.join(args.configfile)}: valid (run {cfg['run_name']})")
-    return EXIT_OK
-
-
-def add_check_config(sub) -> None:
-    check = sub.add_parser(
-        "check-config",
-        help="check workflow config files (what the Snakefile checks at start-up)",
-        description="Snakemake reads --configfile before the workflow's own checks run, and "
-        "its message for a YAML syntax error names neither the file nor the line: this does.",
-    )
-    check.add_argument("configfile", nargs="+", help="config files, merged in order")
-
-
-# --------------------------------------------------------------------------- entry point
-
-COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[argparse.Namespace], int]]] = {
-    "test": (add_test, cmd_test),
-    "mutate": (add_mutate, cmd_mutate),
-    "sbic-download": (add_sbic_download, cmd_sbic_download),
-    "check-config": (add_check_config, cmd_check_config),
-    "estimate": (add_estimate, cmd_estimate),
-}
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(
-        prog="hinter",
-        description="Atomic, intersectional and hidden intersectional bias testing (HInter).",
-    )
-    parser.add_argument("--version", action="version", version=f"hinter {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log every stage")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
-    sub = parser.add_subparsers(dest="command", required=True)
-    for add, _ in COMMANDS.values():
-        add(sub)
-    return parser
-
-
-def _stop(signum, frame) -> None:
-    """SIGINT and SIGTERM: stop now, and at the next progress update should Python swallow it."""
-    from hinter import progress
-
-    exc = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
-    progress.request_stop(exc)
-    raise exc
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    logging.basicConfig(
-        level=logging.INFO if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
-    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        return COMMANDS[args.command][1](args)
-    except BaseException as exc:
-        if isinstance(exc, SystemExit):
-            raise
-        message, code = describe(exc)
-        if args.debug:
-            traceback.print_exc()
-    finally:
-        from hinter import progress
-
-        progress.request_stop(None)
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    print(f"hinter: {message}", file=sys.stderr)
-    return code
-
-
-def describe(exc: BaseException) -> tuple[str, int]:
-    """The one line and the exit code for whatever ended a command."""
-    if isinstance(exc, HinterError):
-        return str(exc), EXIT_ERROR
-    if isinstance(exc, Terminated):
-        return "terminated; rerun the same command to resume", EXIT_TERMINATED
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted; rerun the same command to resume", EXIT_INTERRUPTED
-    if isinstance(exc, OSError):
-        return os_error(exc), EXIT_ERROR
-    if isinstance(exc, MemoryError):
-        return "out of memory (try --batch-size 8, or fewer documents)", EXIT_ERROR
-    first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return (
-        f"internal error ({type(exc).__name__}: {first}); rerun with --debug for the "
-        "traceback and report it",
-        EXIT_INTERNAL,
-    )
-
-
-if __name__ == "__main__":
-    sys.exit(main())
