@@ -22,8 +22,8 @@ from hinter.cli.args import (
     Parser,
     Terminated,
 )
-from hinter.cli.files import LOCK, locked_output
 from hinter.cli.main import COMMANDS, build_parser, describe, main
+from hinter.testrun.outdir import LOCK, locked_output
 
 __all__ = [
     "COMMANDS",

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Callable, Sequence
-from itertools import combinations
+from collections.abc import Callable
 
-from hinter import plan
 from hinter.config import BUILTIN_ATTRIBUTES
-from hinter.errors import HinterError
+from hinter.testrun import check_orders, suites_for
+from hinter.testrun.stages import plural, say
+
+__all__ = ["check_orders", "plural", "say", "suites_for"]  # for the commands
 
 # Exit codes (README "Exit codes").
 EXIT_OK = 0
@@ -91,31 +92,3 @@ def column_name(text: str) -> str:
     if not text.strip():
         raise argparse.ArgumentTypeError("the column name is empty")
     return text
-
-
-def check_orders(orders: Sequence[int], attributes: Sequence[str]) -> None:
-    for order in orders:
-        if order > len(attributes):
-            raise HinterError(
-                f"--orders: order {order} needs {order} attributes, but --attributes has "
-                f"{len(attributes)} ({','.join(attributes)})"
-            )
-
-
-def suites_for(attributes: Sequence[str], orders: Sequence[int]) -> list[plan.Suite]:
-    """Atomic suites always (parents), then every combination of each requested order."""
-    check_orders(orders, attributes)
-    wanted = {(a,) for a in attributes}
-    for order in orders:
-        wanted |= set(combinations(sorted(attributes), order))
-    suites = [plan.Suite(tuple(sorted(c))) for c in wanted]
-    return sorted(suites, key=lambda s: (s.order, s.name))
-
-
-def say(message: str) -> None:
-    """A status line on stderr (stdout holds the results)."""
-    print(f"hinter: {message}", file=sys.stderr, flush=True)
-
-
-def plural(n: int, what: str) -> str:
-    return f"{n:,} {what}{'' if n == 1 else 's'}"

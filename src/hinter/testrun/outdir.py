@@ -1,4 +1,4 @@
-"""The output folder of a run: checked before anything is written, and locked while written."""
+"""The output folder of a test run: checked before anything is written, and locked while written."""
 
 from __future__ import annotations
 
