@@ -16,6 +16,7 @@ given take the workflow schema's defaults.
 from __future__ import annotations
 
 import json
+from argparse import ArgumentTypeError
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,7 +35,7 @@ Texts = pd.DataFrame | Sequence[str] | str | Path
 
 def _rows(texts: Texts, labels: Sequence[Any] | None) -> tuple[str, InputFile | None]:
     """A file's path, or records in memory for a DataFrame or a list of strings."""
-    if isinstance(texts, str | Path) and not isinstance(texts, pd.DataFrame):
+    if isinstance(texts, str | Path):
         if labels is not None:
             raise HinterError("labels: give the labels as a column of the file (label_column)")
         return str(texts), None
@@ -76,7 +77,7 @@ class BiasTest:
             rows.rows = rows.rows[: options["max_documents"]]
         try:
             thresholds = [parse_threshold(t) for t in fail_above]
-        except Exception as exc:  # argparse's type error: one message
+        except ArgumentTypeError as exc:  # the command line's own check of --fail-above
             raise HinterError(f"fail_above: {exc}") from None
         self.options = testrun.Options(
             model=model, data=data, rows=rows, compare=tuple(compare), fail_above=thresholds,

@@ -214,3 +214,19 @@ def test_the_readme_example_runs(repo, tmp_path, monkeypatch):
     result = namespace["result"]
     assert isinstance(result, Result) and (tmp_path / "hinter-run" / "report.html").is_file()
     assert set(result.rates["rate"]) == {"atomic", "intersectional", "hidden"}
+
+
+def test_bad_api_arguments_are_one_line_errors(tmp_path):
+    from hinter.errors import HinterError
+
+    cases = {
+        "fail_above: expected RATE=PERCENT": dict(fail_above=["bogus"]),
+        "labels: 1 labels for 2 texts": dict(labels=["positive"]),
+        "model folder nowhere: not found": dict(),
+    }
+    for message, extra in cases.items():
+        with pytest.raises(HinterError, match=re.escape(message)):
+            BiasTest("nowhere", ["A text.", "Another."], out=tmp_path / "out", **extra)
+    with pytest.raises(HinterError, match="texts: expected a DataFrame"):
+        BiasTest("nowhere", [1, 2])
+    assert not (tmp_path / "out").exists()

@@ -210,7 +210,7 @@ def _model_folder(text: str | Path, flag: str = "model folder") -> Path:
 def _models(o: Options) -> list[Path]:
     paths = [_model_folder(o.model)]
     paths += [_model_folder(m, "--compare") for m in o.compare]
-    if len({p for p in paths}) != len(paths):
+    if len(set(paths)) != len(paths):
         raise HinterError("--compare: a model is given twice")
     return paths
 
