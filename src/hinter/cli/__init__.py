@@ -4,13 +4,16 @@
 the parser first (a one-line error, nothing written, for any bad input), then runs dictionary →
 mutation → invariant → prediction → oracle on one shard laid out exactly like a workflow run
 directory (``--out``), with progress on stderr, and prints the rates, the truth table and
-hidden-bias examples. ``--fail-above`` turns it into a CI gate, ``--json`` writes the summary.
+hidden-bias examples; every run writes an HTML report (``--report``). ``--fail-above`` turns it
+into a CI gate, ``--json`` writes the summary, ``--compare`` tests more models on the same
+mutants, and a chat LLM or an OpenAI-compatible endpoint is tested with ``--prompt``. The
+stages and their checks live in :mod:`hinter.testrun`, the result in :mod:`hinter.api`.
 ``hinter mutate`` shows the mutants of a text; ``hinter check-config`` checks workflow configs.
 
 Each subcommand is a pair of small functions, ``add_<name>(sub)`` (its arguments) and
 ``cmd_<name>(args)`` (returns an exit code), registered in :data:`COMMANDS`
-(``cli/main.py``); ``cli/args.py`` holds the argument types and exit codes, ``cli/files.py``
-the output folder's checks and lock, and one module per command the rest.
+(``cli/main.py``); ``cli/args.py`` holds the argument types and exit codes, and one module
+per command the rest (``test``, ``mutate``, ``tools``).
 """
 
 from hinter.cli.args import (
