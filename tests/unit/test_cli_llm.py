@@ -208,3 +208,11 @@ def test_which_model_arguments_are_chat_llms(inputs, tmp_path):
         llm.resolve_local(str(tmp_path / "missing.gguf"), tmp_path / "cache")
     with pytest.raises(HinterError, match="--compare: only classifiers"):
         testrun.prepare(testrun.Options(model="openai:x", data="d.csv", compare=[classifier]))
+
+
+def test_a_broken_model_config_is_left_to_the_classifier_checks(tmp_path):
+    from hinter.testrun import llm
+
+    for text in ("{not json", "[1, 2]", '{"architectures": []}'):
+        (tmp_path / "config.json").write_text(text)
+        assert not llm.is_llm(tmp_path)

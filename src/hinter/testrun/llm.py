@@ -41,10 +41,12 @@ def is_llm(model: str | Path) -> bool:
         return False
     import json
 
-    architectures = json.loads((path / "config.json").read_text(encoding="utf-8")).get(
-        "architectures"
-    ) or [""]
-    return architectures[0].endswith("ForCausalLM")
+    try:  # a broken config is the classifier checks' to name, with its fix
+        config_json = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    architectures = config_json.get("architectures") if isinstance(config_json, dict) else None
+    return bool(architectures) and str(architectures[0]).endswith("ForCausalLM")
 
 
 @dataclass
