@@ -228,4 +228,6 @@ def test_an_unknown_pypi_model_is_one_line_before_any_work(inputs, tmp_path, cap
     assert cli.main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "pypi:llm-nonesuch: no GGUF hash is recorded" in err[0]
+    assert cli.main([*args[:1], str(tmp_path / "missing.gguf"), *args[2:]]) == 1
+    assert "missing.gguf: GGUF file not found" in capsys.readouterr().err
     assert not out.exists()

@@ -417,10 +417,13 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
             known = ", ".join(f"pypi:{k}" for k in sorted(PYPI_GGUF))
             raise HinterError(f"model {o.model}: no GGUF hash is recorded for it (known: {known})")
         gguf_folder(package)
-    elif not str(spec["model"]).endswith(".gguf"):
+    elif str(spec["model"]).endswith(".gguf"):  # converted (once, cached) when the run starts
+        if not Path(spec["model"]).expanduser().is_file():
+            raise HinterError(f"model {o.model}: GGUF file not found")
+    else:
         from hinter.models.llm_loading import load_chat_tokenizer, resolve_llm
 
         try:
             load_chat_tokenizer(resolve_llm(spec["model"], None, cache_dir, key="model"))
-        except ConfigError as exc:
+        except HinterError as exc:  # ConfigError, DataError: named by the key "model"
             raise _as_flag(exc, "model", f"model {o.model}") from None
