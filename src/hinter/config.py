@@ -591,3 +591,16 @@ def startup_checks(
                     read_model_dir(local)
                 except DataError as exc:
                     raise ConfigError(f"config key '{key}': {exc}") from None
+
+
+def with_defaults(partial: Mapping[str, Any], schema_path: str | Path = SCHEMA_PATH) -> dict:
+    """``partial`` (some top-level sections) checked against the schema and completed with its
+    defaults: the settings of a run that is not a whole workflow config (``hinter test``, the
+    Python API). No cross-reference checks: there are no datasets or models to refer to."""
+    schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    schema["required"] = []
+    cfg = coerce(copy.deepcopy(dict(partial)), schema, schema)
+    errors = list(_Validator(schema).iter_errors(cfg))
+    if errors:
+        raise ConfigError(_describe(best_match(errors), schema))
+    return cfg

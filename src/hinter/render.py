@@ -83,7 +83,7 @@ class Table:
     markdown: str
 
 
-_STYLE = """
+STYLE = """
 body { font-family: "DejaVu Sans", Helvetica, Arial, sans-serif; font-size: 14px;
        margin: 1.5em; color: #222; background: #fff; }
 h1 { font-size: 1.3em; } h2 { font-size: 1.1em; margin-top: 1.5em; }
@@ -107,7 +107,7 @@ def html_document(markdown: str, title: str = "") -> str:
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n"
+        f"<title>{html.escape(title)}</title>\n<style>{STYLE}</style>\n</head>\n"
         f"<body>\n{body}</body>\n</html>\n"
     )
 

