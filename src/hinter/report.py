@@ -21,8 +21,8 @@ import pandas as pd
 
 from hinter import io
 from hinter.layout import RunLayout
-from hinter.rq import outputs
 from hinter.render import STYLE as WORKFLOW_STYLE
+from hinter.rq import outputs
 
 if TYPE_CHECKING:
     from hinter.api import Result

@@ -32,6 +32,7 @@ def test_csv_cells_from_user_text_cannot_be_formulas():
     from io import StringIO
 
     import pandas as pd
+
     from hinter.render import csv_text
 
     payloads = ['=HYPERLINK("http://evil/1","x")', "+A1", "-A1", "@A1", "=1+2", "\tA", "\r=1"]
