@@ -28,6 +28,7 @@ def repo() -> Path:
 _GROUPS = {"demo_run": "demo", "cluster": "slurm"}
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     for item in items:
         for fixture, group in _GROUPS.items():

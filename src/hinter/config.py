@@ -11,7 +11,8 @@ disagree. What is refused beyond the schema's types:
   :func:`check_shape` before any walk);
 - names with a control character (``"gpt\n"``: a pattern's ``$`` matches before a final line
   break, so every pattern is matched in full) or a character a Snakemake wildcard cannot hold;
-- sizes that multiply jobs, pairs or memory beyond :data:`MAX_JOBS` / :data:`MAX_CUSTOM_PAIRS`
+- sizes that multiply jobs, pairs or memory beyond :data:`MAX_JOBS` (and custom pairs beyond
+  ``dictionary.custom.MAX_CUSTOM_PAIRS``)
   (and the schema's maxima: shards, runs, prompts, timeout, concurrency).
 """
 
@@ -27,17 +28,16 @@ from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 from hinter.errors import ConfigError
+from hinter.layout import KNOWN_DATASETS
 
 MAX_CONFIG_VALUES = 200_000  # values in a config tree (a real one has a few hundred)
 MAX_JOBS = 100_000  # planned per-shard jobs (mutate, invariant, predict): the paper plans ~11,000
-MAX_CUSTOM_PAIRS = 2_000_000  # directed term pairs of a custom attribute's class pairings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
 
-# Datasets the workflow knows how to load (hinter.data holds their facts) and built-in attributes
-# (resources/dictionary). Kept here as plain names so validation needs no heavy imports.
-KNOWN_DATASETS = ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
+# Built-in attributes (resources/dictionary), as plain names so validation needs no heavy imports;
+# the known datasets are hinter.layout.KNOWN_DATASETS.
 BUILTIN_ATTRIBUTES = ("race", "gender", "body")
 
 
@@ -198,10 +198,10 @@ def validate_config(
     if errors:
         raise ConfigError(_describe(best_match(errors), schema))
     _check_references(cfg)
-    from hinter.dictionary.custom import check_custom_config
+    from hinter.dictionary.custom import check_custom_config, check_custom_sizes
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
-    _check_custom_sizes(cfg["dictionary"]["custom"], base_dir)
+    check_custom_sizes(cfg["dictionary"]["custom"], base_dir)
     _check_plan(cfg)
     return cfg
 
@@ -227,31 +227,6 @@ def _check_plan(cfg: dict) -> None:
                 f"config: the plan has over {MAX_JOBS} jobs (at dataset {dataset!r}: shards x "
                 "suites x models x variants); lower mutation.default_shards, attributes, "
                 "mutation.orders or sensitivity.runs"
-            )
-
-
-def _check_custom_sizes(custom: Mapping[str, Any], base_dir: str | Path) -> None:
-    """Count a custom attribute's directed pairs from its class files' sizes before anything
-    builds them (two 3,000-term classes paired both ways are 18 M pairs)."""
-    for name, spec in custom.items():
-        classes, pairings = spec.get("classes") or {}, spec.get("pairings") or []
-        if not classes or not pairings:
-            continue
-        sizes = {}
-        for cls, file in classes.items():
-            path = Path(file).expanduser()
-            path = path if path.is_absolute() else Path(base_dir) / path
-            try:
-                with open(path, "rb") as handle:
-                    sizes[cls] = sum(1 for line in handle if line.strip())
-            except OSError:
-                sizes[cls] = 0  # check_custom_config names a missing file
-        total = sum(sizes.get(a, 0) * sizes.get(b, 0) for a, b in pairings if a != b)
-        if total > MAX_CUSTOM_PAIRS:
-            raise ConfigError(
-                f"config key 'dictionary.custom.{name}.pairings': {total:,} directed pairs "
-                f"(more than {MAX_CUSTOM_PAIRS:,}); use fewer or smaller classes, or give "
-                "explicit pairs"
             )
 
 

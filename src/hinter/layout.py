@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+# Datasets the workflow knows how to load (hinter.data holds their facts), as plain names so
+# that validation and planning need no heavy imports.
+KNOWN_DATASETS = ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
+
 DEFAULT_VARIANT = "default"
 RESEARCH_QUESTIONS = (1, 2, 3, 4, 5, 6)
 # The "research question" of the outputs that span them all (the paper comparison, built from

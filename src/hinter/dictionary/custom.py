@@ -270,3 +270,31 @@ def load_custom(
         pairs=pairs,
         files=tuple(str(p) for p in custom_files(spec, base_dir)),
     )
+
+
+MAX_CUSTOM_PAIRS = 2_000_000  # directed term pairs of a custom attribute's class pairings
+
+
+def check_custom_sizes(custom: Mapping[str, Any], base_dir: str | Path) -> None:
+    """Count a custom attribute's directed pairs from its class files' sizes before anything
+    builds them (two 3,000-term classes paired both ways are 18 M pairs)."""
+    for name, spec in custom.items():
+        classes, pairings = spec.get("classes") or {}, spec.get("pairings") or []
+        if not classes or not pairings:
+            continue
+        sizes = {}
+        for cls, file in classes.items():
+            path = Path(file).expanduser()
+            path = path if path.is_absolute() else Path(base_dir) / path
+            try:
+                with open(path, "rb") as handle:
+                    sizes[cls] = sum(1 for line in handle if line.strip())
+            except OSError:
+                sizes[cls] = 0  # check_custom_config names a missing file
+        total = sum(sizes.get(a, 0) * sizes.get(b, 0) for a, b in pairings if a != b)
+        if total > MAX_CUSTOM_PAIRS:
+            raise ConfigError(
+                f"config key 'dictionary.custom.{name}.pairings': {total:,} directed pairs "
+                f"(more than {MAX_CUSTOM_PAIRS:,}); use fewer or smaller classes, or give "
+                "explicit pairs"
+            )

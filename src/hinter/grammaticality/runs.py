@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from hinter import plan
-from hinter.config import KNOWN_DATASETS
 from hinter.errors import ConfigError
 from hinter.grammaticality.sample import SampleOptions
+from hinter.layout import KNOWN_DATASETS
 
 
 def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
