@@ -23,15 +23,18 @@ def repo() -> Path:
     return REPO
 
 
-# Tests that share an expensive session fixture run on one pytest-xdist worker (`make test` runs
-# two, `--dist loadgroup`), so the demo workflow and the Slurm cluster are each built once.
-_GROUPS = {"demo_run": "demo", "cluster": "slurm"}
+# The demo workflow starts in the background as soon as the collection shows a test that needs
+# it (tests/support/demo_background.py), so it runs while the unit tests do.
+def pytest_collection_finish(session):
+    if os.environ.get("HINTER_TEST_DEMO_DIR"):
+        return
+    if any("demo_run" in getattr(item, "fixturenames", ()) for item in session.items):
+        import demo_background
+
+        demo_background.start(session.config._tmp_path_factory.mktemp("demo"))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        for fixture, group in _GROUPS.items():
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
+def pytest_sessionfinish(session, exitstatus):
+    import demo_background
+
+    demo_background.stop()

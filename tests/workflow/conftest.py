@@ -31,14 +31,14 @@ def run_snakemake():
 
 @pytest.fixture(scope="session")
 def demo_run(tmp_path_factory) -> Path:
-    """The whole demo workflow, run once per session (HINTER_TEST_DEMO_DIR reuses a folder)."""
-    workdir = Path(os.environ.get("HINTER_TEST_DEMO_DIR") or tmp_path_factory.mktemp("demo"))
-    workdir.mkdir(parents=True, exist_ok=True)
-    proc = snakemake(
-        "--cores", "2", "--configfile", str(REPO / "config" / "demo.yaml"),
-        "--profile", str(REPO / "workflow" / "profiles" / "default"),
-        "--set-threads", "train_encoder=1", "predict=1",
-        workdir=workdir, timeout=2400,
-    )  # fmt: skip
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
-    return workdir / "results" / "demo"
+    """The whole demo workflow, run once per session, started in the background when the tests
+    were collected (tests/support/demo_background.py); HINTER_TEST_DEMO_DIR reuses a folder."""
+    import demo_background
+
+    if os.environ.get("HINTER_TEST_DEMO_DIR"):
+        workdir = Path(os.environ["HINTER_TEST_DEMO_DIR"])
+        workdir.mkdir(parents=True, exist_ok=True)
+        proc = snakemake(*demo_background.ARGS, workdir=workdir, timeout=demo_background.TIMEOUT)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-6000:]
+        return workdir / "results" / "demo"
+    return demo_background.wait(tmp_path_factory.mktemp("demo"))
