@@ -5,6 +5,7 @@ estimate before anything is sent, and an API key that is never written anywhere.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import math
 import os
@@ -288,6 +289,23 @@ _run(_predictor(spec, imdb, Path({cache!r})), imdb, ({m!r}, {v!r}), Path({out!r}
 """
 
 
+def _wait_until_stored(db: Path, rows: int, deadline: float) -> None:
+    """Until the response cache holds ``rows`` answers (a fixed sleep is too short on a loaded
+    machine: a kill before the client stored an answer would make the rerun pay for it)."""
+    import sqlite3
+
+    while time.time() < deadline:
+        if db.is_file():
+            with contextlib.closing(sqlite3.connect(db, timeout=5)) as con:
+                try:
+                    if con.execute("SELECT count(*) FROM responses").fetchone()[0] >= rows:
+                        return
+                except sqlite3.OperationalError:
+                    pass  # the table is being created
+        time.sleep(0.05)
+    raise AssertionError(f"{db}: fewer than {rows} answers stored in time")
+
+
 def test_a_killed_run_resumes_without_repeating_a_paid_request(imdb, tokenizer_dir, tmp_path, key):
     """Kill -9 a predict job after 5 answers; the rerun sends only what was never answered,
     and no file anywhere holds the API key."""
@@ -315,7 +333,7 @@ def test_a_killed_run_resumes_without_repeating_a_paid_request(imdb, tokenizer_d
             assert job.poll() is None, "the job ended before it was killed"
             assert time.time() < deadline
             time.sleep(0.05)
-        time.sleep(0.3)  # let the client store the answers it has
+        _wait_until_stored(cache / "api" / "responses.sqlite", 5, deadline)
         job.send_signal(signal.SIGKILL)
         job.wait()
         assert not out.exists()
