@@ -20,12 +20,16 @@ import pandas as pd
 from hinter import io
 
 _MARKDOWN_SPECIAL = str.maketrans({c: "\\" + c for c in "\\`*_|[]<>#"})
+# "&name;" / "&#123;": Markdown decodes entity references; a plain "&" (Race & Gender) is kept.
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
 
 
 def escape_markdown(text: str) -> str:
     """Text safe inside a Markdown table cell: specials escaped, any run of whitespace (line
-    breaks included) as one space; leading and trailing spaces are kept, so pieces concatenate."""
-    return re.sub(r"\s+", " ", str(text)).translate(_MARKDOWN_SPECIAL)
+    breaks included) as one space; leading and trailing spaces are kept, so pieces concatenate.
+    An entity reference in the text (``&lt;``) is escaped too, so a page shows it as typed."""
+    escaped = re.sub(r"\s+", " ", str(text)).translate(_MARKDOWN_SPECIAL)
+    return _ENTITY.sub(r"\\&", escaped)
 
 
 def percent(value: float | None, digits: int = 2) -> str:
