@@ -465,16 +465,19 @@ def _writable(path: Path) -> bool:
     probe = path
     while not probe.exists() and probe.parent != probe:
         probe = probe.parent
-    if not probe.is_dir():
-        return False
+    return probe.is_dir() and can_create_file_in(probe)
+
+
+def can_create_file_in(folder: Path) -> bool:
+    """Whether a file can be created in ``folder``, tried (os.access cannot tell a read-only
+    mount or an immutable folder from a writable one when running as root)."""
+    import os
     import tempfile
 
     try:
-        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=probe)
+        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=folder)
     except OSError:
         return False
-    import os
-
     os.close(fd)
     os.unlink(name)
     return True

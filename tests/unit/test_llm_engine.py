@@ -12,8 +12,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-import torch
-from llm_models import llm_spec, smollm2_source, tiny_llama_dir, write_demo_dataset
+from llm_models import llm_spec, smollm2_source
 
 from hinter import checkpoints, edits, io, tables
 from hinter.checkpoints import resolve_llm
@@ -28,23 +27,7 @@ from hinter.models.llm import (
     write_track_windows,
 )
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    return tiny_llama_dir(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def imdb(tmp_path_factory) -> Path:
-    return write_demo_dataset(tmp_path_factory.mktemp("imdb"), "imdb")
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _predictor(model, folder: Path, cache: Path, variant="default", **spec_extra) -> LLMPredictor:

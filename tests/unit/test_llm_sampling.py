@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from llm_models import llm_spec, tiny_llama_dir, write_demo_dataset
+from llm_models import llm_spec
 
 from hinter import io
 from hinter.errors import ConfigError
@@ -26,22 +26,7 @@ def sampled(seed: int) -> dict:
     return {**LLAMA2_HUB, "seed": seed}
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory) -> Path:
-    return tiny_llama_dir(tmp_path_factory)
-
-
-@pytest.fixture(scope="module")
-def imdb(tmp_path_factory) -> Path:
-    return write_demo_dataset(tmp_path_factory.mktemp("imdb"), "imdb")
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _predictor(model, folder: Path, cache: Path, variant="default", decoding=None):

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from hinter import io
+from hinter.config import can_create_file_in
 from hinter.errors import HinterError, os_error
 
 LOCK = ".hinter.lock"  # in the output folder: one run at a time writes there
@@ -25,22 +26,8 @@ def writable_folder(path: Path, flag: str) -> None:
         probe = probe.parent
     if not probe.is_dir():
         raise HinterError(f"{flag} {path}: {probe} is a file, not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK) or _read_only_fs(probe):
+    if not os.access(probe, os.W_OK | os.X_OK) or not can_create_file_in(probe):
         raise HinterError(f"{flag} {path}: {probe} is not writable")
-
-
-def _read_only_fs(path: Path) -> bool:
-    """Whether a file cannot be created in ``path`` (tried: os.access cannot tell a read-only
-    mount or an immutable folder from a writable one when running as root)."""
-    import tempfile
-
-    try:
-        fd, name = tempfile.mkstemp(prefix=".hinter-probe-", dir=path)
-    except OSError:
-        return True
-    os.close(fd)
-    os.unlink(name)
-    return False
 
 
 @contextlib.contextmanager
