@@ -93,9 +93,10 @@ def hub_run(tmp_path_factory):
     repos = build_repos(root / "repos")
     job = {"facts": sample_facts(), "datasets": DATASETS, "labels": str(LABELS)}
     job["mirror"] = str(root / "mirror")
-    job["parser"] = str(root / "parser")  # a pipeline folder: the parser step finds it in place
-    (root / "parser").mkdir()
-    (root / "parser" / "meta.json").write_text("{}")
+    pipeline = root / "parser"  # a pipeline folder: the parser step finds it in place
+    job["parser"] = str(pipeline)
+    pipeline.mkdir()
+    (pipeline / "meta.json").write_text("{}")
     with LoopbackHub(repos) as server:
         login = run_driver(
             {**job, "steps": ["hub", "download"]},

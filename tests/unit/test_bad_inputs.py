@@ -35,6 +35,7 @@ from cli_inputs import (
 )
 
 from hinter import cli, io
+from hinter.layout import RunLayout
 
 REPO = Path(__file__).resolve().parents[2]
 PARSER = real_parser()
@@ -415,11 +416,11 @@ CASES = [
         "json-over-a-result-of-the-run",
         1,
         r"--json .*: would overwrite rq1/truth_table\.csv of the run",
-        lambda w: hinter_test("--json", str(w.out / "rq1" / "truth_table.csv"))(w),
+        lambda w: hinter_test("--json", RunLayout(w.out).rq_output(1, "truth_table", "csv"))(w),
         setup=lambda w: (
-            (w.out / "rq1").mkdir(parents=True),
+            Path(RunLayout(w.out).rq_dir(1)).mkdir(parents=True),
             (w.out / cli.LOCK).write_text(""),
-            (w.out / "rq1" / "truth_table.csv").write_text("x"),
+            Path(RunLayout(w.out).rq_output(1, "truth_table", "csv")).write_text("x"),
         ),
     ),
     Case(

@@ -5,8 +5,10 @@ cannot become spreadsheet formulas."""
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from hinter import io
+from hinter.layout import RunLayout
 
 
 def test_cleaning_temporaries_never_follows_a_link(tmp_path):
@@ -17,7 +19,7 @@ def test_cleaning_temporaries_never_follows_a_link(tmp_path):
     precious.write_text("precious")
     (out / "link").symlink_to(victim, target_is_directory=True)
     (out / ".linked.csv.abcd1234.tmp").symlink_to(precious)  # a link named like a temporary
-    ours = out / "rq1" / ".table.csv.x1y2z3w4.tmp"
+    ours = Path(RunLayout(out).rq_dir(1)) / ".table.csv.x1y2z3w4.tmp"
     ours.write_text("half")
     assert io.remove_temporaries(out) == [ours]
     assert precious.read_text() == "precious" and not ours.exists()

