@@ -106,8 +106,11 @@ def validate_config(
     ``base_dir`` resolves the relative paths of custom dictionary files. Returns a new dict; the
     input is not modified.
     """
+    from hinter import userdata
+
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    cfg = coerce(copy.deepcopy(dict(config)), schema, schema)
+    cfg = userdata.normalise_config(copy.deepcopy(dict(config)))
+    cfg = coerce(cfg, schema, schema)
     errors = list(_Validator(schema).iter_errors(cfg))
     if errors:
         raise ConfigError(_describe(best_match(errors), schema))
@@ -115,6 +118,8 @@ def validate_config(
     from hinter.dictionary.custom import check_custom_config
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
+    llm_datasets = {ds for spec in cfg["models"]["llms"].values() for ds in spec["datasets"]}
+    userdata.check_declarations(cfg, base_dir, llm_datasets & set(cfg["datasets"]))
     return cfg
 
 
@@ -180,6 +185,12 @@ def coerce(value: Any, schema: Any, root: dict) -> Any:
     return parsed if any(fits[t] for t in wanted) else value
 
 
+def known_dataset_names(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paper's datasets and the config's own (``user_datasets``, hinter.userdata)."""
+    user = tuple(n for n in (cfg.get("user_datasets") or {}) if n not in KNOWN_DATASETS)
+    return KNOWN_DATASETS + user
+
+
 def _unknown(key: str, value: str, what: str, known) -> ConfigError:
     known = sorted(known)
     return ConfigError(f"config key '{key}': unknown {what} {value!r} (known: {', '.join(known)})")
@@ -188,9 +199,10 @@ def _unknown(key: str, value: str, what: str, known) -> ConfigError:
 def _check_references(cfg: dict) -> None:
     """Names used in one section must exist in another (datasets, attributes, models, tracks)."""
     datasets = cfg["datasets"]
+    known_datasets = known_dataset_names(cfg)
     for ds in datasets:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown("datasets", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown("datasets", ds, "dataset", known_datasets)
     for ds in cfg["data"]["hub"]:
         if ds not in KNOWN_DATASETS:
             raise _unknown(f"data.hub.{ds}", ds, "dataset", KNOWN_DATASETS)
@@ -210,8 +222,8 @@ def _check_references(cfg: dict) -> None:
     # Per-dataset settings may name any known dataset, so that `--config datasets=[...]` can
     # narrow a run without editing every section.
     for ds in mutation["shards"]:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown(f"mutation.shards.{ds}", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown(f"mutation.shards.{ds}", ds, "dataset", known_datasets)
     tracks = mutation["tracks"]
     for name, track in tracks.items():
         if not track["from_models"]:
@@ -222,9 +234,9 @@ def _check_references(cfg: dict) -> None:
                         "from_models is true"
                     )
         for ds in track.get("per_dataset", {}):
-            if ds not in KNOWN_DATASETS:
+            if ds not in known_datasets:
                 raise _unknown(
-                    f"mutation.tracks.{name}.per_dataset.{ds}", ds, "dataset", KNOWN_DATASETS
+                    f"mutation.tracks.{name}.per_dataset.{ds}", ds, "dataset", known_datasets
                 )
     n_attr = len(cfg["attributes"])
     for order in mutation["orders"]:
@@ -242,9 +254,9 @@ def _check_references(cfg: dict) -> None:
                 raise ConfigError(f"config key 'models.{section}.{name}': duplicate model name")
             model_names.add(name)
             for ds in spec["datasets"]:
-                if ds not in KNOWN_DATASETS:
+                if ds not in known_datasets:
                     raise _unknown(
-                        f"models.{section}.{name}.datasets", ds, "dataset", KNOWN_DATASETS
+                        f"models.{section}.{name}.datasets", ds, "dataset", known_datasets
                     )
             track = spec.get("track", "encoder" if section == "encoders" else "llm")
             if track not in tracks:
@@ -258,8 +270,8 @@ def _check_references(cfg: dict) -> None:
         if spec["init"] == "random" and "architecture" not in spec:
             raise ConfigError(f"config key '{key}.architecture': required for a random init")
     for ds in models["training"]["per_dataset"]:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown(f"models.training.per_dataset.{ds}", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown(f"models.training.per_dataset.{ds}", ds, "dataset", known_datasets)
     for name, spec in models["encoders"].items():
         if tracks[spec["track"]]["from_models"]:
             raise ConfigError(
@@ -267,7 +279,7 @@ def _check_references(cfg: dict) -> None:
                 "window from LLMs (from_models); give the encoder a track with a tokenizer"
             )
     _check_llms(models["llms"])
-    _check_sensitivity(cfg["sensitivity"], models["llms"])
+    _check_sensitivity(cfg["sensitivity"], models["llms"], cfg)
 
     for i, extra in enumerate(mutation["higher_orders"]):
         key = f"mutation.higher_orders.{i}"
@@ -277,8 +289,8 @@ def _check_references(cfg: dict) -> None:
                 f"than the {n_attr} configured"
             )
         for ds in extra.get("datasets") or []:
-            if ds not in KNOWN_DATASETS:
-                raise _unknown(f"{key}.datasets", ds, "dataset", KNOWN_DATASETS)
+            if ds not in known_datasets:
+                raise _unknown(f"{key}.datasets", ds, "dataset", known_datasets)
         for model in extra.get("models") or []:
             if model not in model_names:
                 raise _unknown(f"{key}.models", model, "model", model_names)
@@ -302,16 +314,19 @@ def _check_llms(llms: dict) -> None:
             )
 
 
-def _check_sensitivity(sens: dict, llms: dict) -> None:
+def _check_sensitivity(sens: dict, llms: dict, cfg: Mapping[str, Any] | None = None) -> None:
     """RQ6's variants: LLMs on datasets they test, prompt templates that exist."""
+    from hinter import userdata
     from hinter.models.prompts import PROMPTS_DIR, template_names
 
+    cfg = cfg or {}
+    known_datasets = known_dataset_names(cfg)
     for model in sens["models"]:
         if model not in llms:
             raise _unknown("sensitivity.models", model, "LLM", llms)
     for ds in sens["datasets"]:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown("sensitivity.datasets", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown("sensitivity.datasets", ds, "dataset", known_datasets)
     if "default" in sens["prompts"]:
         raise ConfigError(
             "config key 'sensitivity.prompts': 'default' is always run; list the alternatives"
@@ -321,6 +336,8 @@ def _check_sensitivity(sens: dict, llms: dict) -> None:
     for ds in sens["datasets"]:
         if not any(ds in llms[m]["datasets"] for m in sens["models"]):
             continue
+        if userdata.declared(cfg, ds) is not None:
+            continue  # its own prompt file: hinter.userdata.check_declarations
         known = template_names(ds, PROMPTS_DIR)
         for prompt in sens["prompts"]:
             if prompt not in known:
