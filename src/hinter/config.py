@@ -213,6 +213,12 @@ def _check_references(cfg: dict) -> None:
             f"config key 'data.demo.sentences': [min, max] expected, got [{low}, {high}]"
         )
 
+    sbic = cfg["dictionary"]["sbic"]
+    if sbic["source"] == "folder" and not sbic.get("folder"):
+        raise ConfigError(
+            "config key 'dictionary.sbic.folder': required with source folder (the folder of "
+            "the extracted SBIC CSVs)"
+        )
     attributes = set(BUILTIN_ATTRIBUTES) | set(cfg["dictionary"]["custom"])
     for attr in cfg["attributes"]:
         if attr not in attributes:
