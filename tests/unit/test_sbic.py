@@ -256,3 +256,14 @@ def test_aggregation_drops_posts_nobody_rated_and_keeps_their_index():
         ("0", "a", "1.0"),
         ("2", "c", "0.0"),
     ]
+
+
+def test_an_sbic_folder_source_needs_its_folder():
+    from hinter.config import validate_config
+    from hinter.errors import ConfigError
+
+    cfg = {"run_name": "t", "datasets": ["imdb"], "dictionary": {"sbic": {"source": "folder"}}}
+    with pytest.raises(ConfigError, match=r"'dictionary\.sbic\.folder': required with source"):
+        validate_config(cfg)
+    cfg["dictionary"]["sbic"]["folder"] = "../shared/real/sbic"
+    assert validate_config(cfg)["dictionary"]["sbic"]["folder"] == "../shared/real/sbic"
