@@ -153,6 +153,129 @@ def measure_invariant(tmp: Path) -> dict:
     return out
 
 
+REAL = Path(os.environ.get("HINTER_REAL_SAMPLES") or REPO.parent / "shared" / "real")
+# 002 Table 5 per review (first 10K IMDB reviews, Llama 2's window): atomic per attribute, pair
+TABLE5_PER_REVIEW = {"atomic": 16.7, "inter": 315.0}
+
+
+def real_documents(n_reviews: int = 200, seed: int = 0) -> dict[str, list[tuple[str, str]]]:
+    """Real text from ../shared/real: a seeded sample of the IMDB reviews (``<br />`` kept, as
+    the hub's copy has it) and the LexGLUE records (ECtHR facts joined by newlines)."""
+    import numpy as np
+    import pandas as pd
+
+    imdb = pd.read_parquet(REAL / "imdb" / "train-sample-2000.parquet")
+    rows = np.sort(np.random.default_rng(seed).choice(len(imdb), n_reviews, replace=False))
+    out = {"imdb": [(f"imdb-{i}", str(imdb["text"].iloc[i])) for i in rows]}
+    for task in ("ecthr_a", "scotus", "eurlex", "ledgar"):
+        lines = (REAL / "lexglue" / f"{task}.jsonl").read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+        texts = ["\n".join(r["facts"]) if task == "ecthr_a" else r["text"] for r in records]
+        out[task] = [(f"{task}-{i}", t) for i, t in enumerate(texts)]
+    return out
+
+
+def _docs_file(path: Path, docs: list[tuple[str, str]]) -> Path:
+    """A tested-documents shard of ``docs`` (id, text)."""
+    import pyarrow as pa
+
+    from hinter import io, tables
+
+    table = pa.table({
+        "doc_id": [d for d, _ in docs], "split": ["test"] * len(docs),
+        "position": list(range(len(docs))), "text": [t for _, t in docs],
+        "labels": [[0]] * len(docs),
+    })  # fmt: skip
+    io.write_parquet(io.conform(table, tables.TESTED_DOCUMENTS, where=str(path)), path)
+    return path
+
+
+def measure_real(tmp: Path) -> dict:
+    """Mutation and the invariant on real reviews and real legal text, with the real compiled
+    dictionary (race, gender, body; as published); mutants per document beside 002 Table 5."""
+    import itertools
+
+    from hinter import io
+    from hinter.dictionary.pairs import compile_dictionary, write_compiled
+    from hinter.invariant import check_shard
+    from hinter.invariant.parse import load_pipeline
+    from hinter.mutation import Options, mutate_shard
+
+    attributes = ("race", "gender", "body")
+    compiled = compile_dictionary(list(attributes), REPO / "resources" / "dictionary")
+    pairs_path = tmp / "real-pairs.parquet"
+    write_compiled(compiled, pairs_path, tmp / "real-review.tsv")
+    pipeline = spacy_small()
+    load_pipeline(pipeline)  # imports and first load outside the figures
+    out = {}
+    for corpus, docs in real_documents().items():
+        folder = tmp / corpus
+        folder.mkdir()
+        docs_path = _docs_file(folder / "docs.parquet", docs)
+        words = round(sum(len(t.split()) for _, t in docs) / len(docs))
+        suites = {"atomic": [(a,) for a in attributes],
+                  "inter": list(itertools.combinations(attributes, 2))}  # fmt: skip
+        for order, chosen in suites.items():
+            generated, cpu, wall = 0, 0.0, 0.0
+            for attrs in chosen:
+                stats, c, w = cpu_timed(
+                    mutate_shard, docs_path, pairs_path, folder / "m.parquet", folder / "m.json",
+                    attributes=attrs, window=None, options=Options(),
+                )  # fmt: skip
+                generated, cpu, wall = generated + stats["generated"], cpu + c, wall + w
+            per_doc = generated / len(chosen) / len(docs)
+            out[f"mutation_real_{corpus}_{order}"] = {
+                "cpu_s_per_unit": cpu / max(generated, 1),
+                "unit": "generated mutant",
+                "units": generated,
+                "documents": len(docs),
+                "words_per_document": words,
+                "mutants_per_document_per_suite": round(per_doc, 1),
+                "table5_per_review": TABLE5_PER_REVIEW[order],
+                "wall_s": round(wall, 2),
+            }
+        # The invariant on a seeded sample of mutants per document (parents of kept ones stay).
+        checked = docs[:40] if corpus == "imdb" else docs
+        check_docs = _docs_file(folder / "check.parquet", checked)
+        options = Options(max_mutants_per_document=150, seed=1)
+        atomic_validity: list[Path] = []
+        for attrs in (("race",), ("gender",), ("race", "gender")):
+            name = "+".join(attrs)
+            mutants = folder / f"{name}.parquet"
+            mutate_shard(check_docs, pairs_path, mutants, folder / f"{name}.json",
+                         attributes=attrs, window=None, options=options)  # fmt: skip
+            validity = folder / f"{name}-validity.parquet"
+            _, cpu, wall = cpu_timed(
+                check_shard, mutants, check_docs, validity, folder / f"{name}-v.json",
+                pipeline=pipeline, cache_dir=folder / "cache",
+                atomic_validity=list(atomic_validity),
+                invariant={"enabled": True, "max_sentence_chars": 500, "batch_size": 256,
+                           "parse_cache": True, "keep_discarded": True},
+            )  # fmt: skip
+            rows = io.read_parquet(validity).num_rows
+            if len(attrs) == 1:
+                atomic_validity.append(validity)
+            order = "atomic" if len(attrs) == 1 else "inter"
+            entry = out.setdefault(f"invariant_real_{corpus}_{order}", {"cpu": 0.0, "rows": 0})
+            # the parser loads once per call (a job's start-up, as in the workflow): it stays in
+            # the figure, so few mutants per call cost more each
+            entry["cpu"] += cpu
+            entry["rows"] += rows
+            entry["wall"] = entry.get("wall", 0.0) + wall
+        for order in ("atomic", "inter"):
+            entry = out[f"invariant_real_{corpus}_{order}"]
+            out[f"invariant_real_{corpus}_{order}"] = {
+                "cpu_s_per_unit": entry["cpu"] / max(entry["rows"], 1),
+                "unit": "checked mutant",
+                "units": entry["rows"],
+                "documents": len(checked),
+                "words_per_document": round(sum(len(t.split()) for _, t in checked) / len(checked)),
+                "wall_s": round(entry["wall"], 2),
+            }
+    # A corpus without a dictionary word (the six LEDGAR records) gives no unit to cost.
+    return {name: entry for name, entry in out.items() if entry["units"]}
+
+
 def measure_encoder() -> dict:
     import torch
     from transformers import BertConfig, BertForSequenceClassification
@@ -224,12 +347,17 @@ def main(argv=None) -> int:
             measured |= measure_mutation(Path(tmp))
         if "invariant" in wanted:
             measured |= measure_invariant(Path(tmp))
+        if "real" in wanted:  # opt-in: needs ../shared/real (--only real)
+            measured |= measure_real(Path(tmp))
     if "encoder" in wanted:
         measured |= measure_encoder()
     if "llm" in wanted:
         measured |= measure_llm()
     for name, entry in measured.items():
-        print(f"{name:32s} {entry['cpu_s_per_unit']:.6g} CPU-s per {entry['unit']}")
+        extra = "".join(
+            f", {k} {entry[k]}" for k in ("units", "mutants_per_document_per_suite") if k in entry
+        )
+        print(f"{name:32s} {entry['cpu_s_per_unit']:.6g} CPU-s per {entry['unit']}{extra}")
     if args.write:
         record = json.loads(OUT.read_text()) if OUT.exists() else {}
         stamp = {
