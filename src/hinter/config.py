@@ -118,8 +118,14 @@ def validate_config(
     from hinter.dictionary.custom import check_custom_config
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
-    llm_datasets = {ds for spec in cfg["models"]["llms"].values() for ds in spec["datasets"]}
-    userdata.check_declarations(cfg, base_dir, llm_datasets & set(cfg["datasets"]))
+    models = cfg["models"]
+    llm_datasets = {ds for spec in models["llms"].values() for ds in spec["datasets"]}
+    trained = {  # fine-tuned here: a train split is needed (a finetuned encoder is only tested)
+        ds for spec in models["encoders"].values() if spec["init"] != "finetuned"
+        for ds in spec["datasets"]
+    }  # fmt: skip
+    tested = set(cfg["datasets"])
+    userdata.check_declarations(cfg, base_dir, llm_datasets & tested, trained & tested)
     return cfg
 
 

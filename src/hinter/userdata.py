@@ -133,8 +133,14 @@ def _sep(fmt: str) -> str | None:
     return "\t" if fmt == "tsv" else ","
 
 
-def check_declarations(cfg: Mapping[str, Any], base_dir: str | Path, llm_datasets) -> None:
-    """Start-up checks of every user dataset: files, columns, labels, prompt; one line each."""
+def check_declarations(
+    cfg: Mapping[str, Any], base_dir: str | Path, llm_datasets=(), trained_datasets=()
+) -> None:
+    """Start-up checks of every user dataset: files, columns, labels, prompt; one line each.
+
+    ``llm_datasets`` need a prompt file and (for the few-shot examples) a train split;
+    ``trained_datasets``, those an encoder is fine-tuned on, need a train split.
+    """
     for name, spec in (cfg.get("user_datasets") or {}).items():
         key = f"user_datasets.{name}"
         has_files, has_hub = bool(spec.get("files")), bool(spec.get("hub"))
@@ -156,6 +162,14 @@ def check_declarations(cfg: Mapping[str, Any], base_dir: str | Path, llm_dataset
                 )
             if spec.get("holdout") and "train" not in files:
                 raise ConfigError(f"config key '{key}.holdout': needs files.train to draw from")
+            if "train" not in files:
+                why = (
+                    "an encoder is fine-tuned on it" if name in trained_datasets
+                    else "an LLM's few-shot examples are train rows" if name in llm_datasets
+                    else None
+                )  # fmt: skip
+                if why:
+                    raise ConfigError(f"config key '{key}.files.train': required ({why})")
             for split, value in files.items():
                 fkey = f"{key}.files.{split}"
                 fmt = file_format(value, fkey)

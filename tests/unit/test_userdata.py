@@ -253,3 +253,13 @@ def test_a_hub_dataset_offline_fails_at_once_with_advice(files, monkeypatch):
     del cfg["datasets"][0]["files"]
     with pytest.raises(OfflineError, match=r"someone/reviews .* declare the dataset by files"):
         _prepare(cfg, files / "out", files)
+
+
+def test_train_is_optional_only_when_nothing_trains_on_it(files):
+    cfg = _config(files, files={"test": "test.csv"})
+    assert validate_config(cfg, base_dir=files)["user_datasets"]["reviews"]["files"]
+    cfg["models"] = {"encoders": {"m": {"checkpoint": "pypi:x", "datasets": ["reviews"]}}}
+    with pytest.raises(ConfigError, match=r"files\.train': required \(an encoder is fine-tuned"):
+        validate_config(cfg, base_dir=files)
+    cfg["models"]["encoders"]["m"]["init"] = "finetuned"  # tested as it is: no train split
+    validate_config(cfg, base_dir=files)
