@@ -7,6 +7,8 @@ BIN := $(VENV)/bin
 # Re-install only when the declared dependencies change.
 STAMP := $(VENV)/.hinter-installed-$(shell cat pyproject.toml requirements/cpu.lock requirements/nodeps.lock 2>/dev/null | cksum | cut -d' ' -f1)
 CORES ?= all
+# Test workers (pytest-xdist): the demo workflow runs on one while the unit tests run on the other.
+TEST_WORKERS ?= 2
 # Offline by design: a hub miss must fail at once instead of hanging for a minute.
 OFFLINE := HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1 HF_HUB_DISABLE_TELEMETRY=1 TOKENIZERS_PARALLELISM=false
 
@@ -41,7 +43,7 @@ sample: $(STAMP)
 	$(OFFLINE) $(BIN)/snakemake --configfile config/sample.yaml --report results/sample/report.html
 
 test: $(STAMP)
-	$(OFFLINE) $(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(OFFLINE) $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(OFFLINE) $(BIN)/python -m pytest tests/benchmarks -m benchmark -s $(PYTEST_ARGS)

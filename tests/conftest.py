@@ -21,3 +21,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
+
+
+# Tests that share an expensive session fixture run on one pytest-xdist worker (`make test` runs
+# two, `--dist loadgroup`), so the demo workflow and the Slurm cluster are each built once.
+_GROUPS = {"demo_run": "demo", "cluster": "slurm"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for fixture, group in _GROUPS.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group(group))
+                break

@@ -213,6 +213,12 @@ def _check_references(cfg: dict) -> None:
         if ds not in KNOWN_DATASETS:
             raise _unknown(f"data.hub.{ds}", ds, "dataset", KNOWN_DATASETS)
 
+    if cfg["data"]["source"] == "mirror" and not cfg["data"].get("mirror"):
+        raise ConfigError(
+            "config key 'data.mirror': data.source: mirror needs the mirror folder "
+            "(filled where there is internet by `snakemake download --config 'data={mirror: DIR}'`)"
+        )
+
     low, high = cfg["data"]["demo"]["sentences"]
     if low > high:
         raise ConfigError(
@@ -437,6 +443,14 @@ def startup_checks(
             raise ConfigError(f"config key '{key}': {path} is a file, not a folder")
         if not _writable(path):
             raise ConfigError(f"config key '{key}': {path} is not writable")
+    if cfg["data"]["source"] == "mirror" and needed("download_dataset"):
+        mirror = Path(cfg["data"]["mirror"]).expanduser()
+        mirror = mirror if mirror.is_absolute() else workdir / mirror
+        if not mirror.is_dir():
+            raise ConfigError(
+                f"config key 'data.mirror': {mirror} is not a folder; fill it where there is "
+                "internet with `snakemake download --config 'data={mirror: DIR}'`"
+            )
     if cfg["invariant"]["enabled"] and needed("check_invariant"):
         problem = parser_problem(cfg["parser"]["pipeline"], workdir)
         if problem:

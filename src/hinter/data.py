@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 SPLITS = ("train", "validation", "test")
 
 ECTHR_ARTICLES = ("2", "3", "5", "6", "8", "9", "10", "11", "14", "P1-1")
+# The hub's SCOTUS ClassLabel: issue areas 1-13. The paper's 14th area (Private Action) has no
+# class there; it stays a display-only name for the prompts (resources/labels/scotus.tsv).
+SCOTUS_ISSUE_AREAS = tuple(str(i) for i in range(1, 14))
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,7 @@ class DatasetFacts:
     n_labels: int
     split_sizes: Mapping[str, int]
     hub_label_names: tuple[str, ...] | None = None  # exact ClassLabel names when fixed by the facts
-    labels_present: int | None = None  # labels that occur at least once (SCOTUS: 13 of 14)
+    labels_present: int | None = None  # labels that occur at least once (SCOTUS: all 13)
     empty_label_name: str | None = None  # ECtHR: an empty set means "no violation"
     splits_on_hub: tuple[str, ...] = SPLITS
     extra: Mapping[str, Any] = field(default_factory=dict)
@@ -70,8 +73,9 @@ FACTS: dict[str, DatasetFacts] = {
         "main",
         "text",
         "label",
-        14,
+        13,
         {"train": 5000, "validation": 1400, "test": 1400},
+        hub_label_names=SCOTUS_ISSUE_AREAS,
         labels_present=13,
     ),
     "eurlex": DatasetFacts(
@@ -112,19 +116,65 @@ FACTS: dict[str, DatasetFacts] = {
 }
 
 
+def label_table(dataset: str, labels_dir: str | Path) -> list[tuple[str | None, str]]:
+    """``resources/labels/<dataset>.tsv``: (hub class name, display name) per line, in label-id
+    order; a hub name of ``-`` marks a display-only name (no class on the hub), allowed only after
+    every class. One-line errors name the file and line."""
+    path = Path(labels_dir) / f"{dataset}.tsv"
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read the label names ({exc.strerror})") from None
+    if not lines or lines[0].split("\t") != ["hub_name", "display_name"]:
+        raise DataError(f"{path}: line 1 must be the header 'hub_name<TAB>display_name'")
+    rows: list[tuple[str | None, str]] = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
+        cells = [c.strip() for c in line.split("\t")]
+        if len(cells) != 2 or not all(cells):
+            raise DataError(f"{path} line {number}: expected 'hub_name<TAB>display_name'")
+        hub_name = None if cells[0] == "-" else cells[0]
+        if hub_name is not None and rows and rows[-1][0] is None:
+            raise DataError(f"{path} line {number}: a class after a display-only name ('-')")
+        rows.append((hub_name, cells[1]))
+    n_classes = sum(1 for hub_name, _ in rows if hub_name is not None)
+    if n_classes != FACTS[dataset].n_labels:
+        raise DataError(f"{path}: {n_classes} label names, expected {FACTS[dataset].n_labels}")
+    return rows
+
+
 def display_names(dataset: str, labels_dir: str | Path) -> list[str]:
-    """Human-readable label names (`001` Table 6), from ``resources/labels/<dataset>.txt``."""
-    path = Path(labels_dir) / f"{dataset}.txt"
-    names = [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    if len(names) != FACTS[dataset].n_labels:
-        raise DataError(f"{path}: {len(names)} label names, expected {FACTS[dataset].n_labels}")
-    return names
+    """Human-readable label names (`001` Table 6): one per hub class in label-id order, then the
+    display-only names (SCOTUS's 14th issue area, which the paper's prompt lists)."""
+    return [display for _, display in label_table(dataset, labels_dir)]
+
+
+def check_label_order(dataset: str, label_names: list[str], labels_dir: str | Path) -> None:
+    """The labels resource must name the loaded dataset's classes in the same order, or every
+    display name (and every prompt answer) would be attributed to the wrong class."""
+    expected = [hub_name for hub_name, _ in label_table(dataset, labels_dir) if hub_name]
+    if expected != list(label_names):
+        first = next(
+            (
+                i
+                for i, pair in enumerate(zip(expected, label_names, strict=False))
+                if len(set(pair)) > 1
+            ),
+            min(len(expected), len(label_names)),
+        )
+        raise DataError(
+            f"{Path(labels_dir) / f'{dataset}.tsv'}: hub names differ from the dataset's labels "
+            f"from label {first} on"
+        )
 
 
 def _offline_message(what: str) -> str:
     return (
         f"{what} is on the HuggingFace hub, which is unreachable offline: go online "
-        "(unset HF_HUB_OFFLINE/HF_DATASETS_OFFLINE) or run the offline demo "
+        "(unset HF_HUB_OFFLINE/HF_DATASETS_OFFLINE), or read a local mirror (fill it where there "
+        "is internet with `snakemake download --config 'data={mirror: DIR}'`, then run with "
+        "data.source: mirror and data.mirror: DIR), or run the offline demo "
         "(--configfile config/demo.yaml)"
     )
 
@@ -282,24 +332,44 @@ def write_dataset(out_dir: str | Path, split_tables: Mapping[str, pa.Table], met
     io.write_json(out_dir / "meta.json", meta)
 
 
+def load_mirror(facts: DatasetFacts, source: Mapping[str, Any], mirror: str | Path):
+    """Load a dataset from a local mirror in the hub's layout (``hinter.mirror``); return
+    (DatasetDict, commit, the repo's folder in the mirror)."""
+    from hinter import mirror as mirrors
+
+    repo = source.get("repo", facts.repo)
+    name = source.get("name", facts.config_name)
+    return mirrors.load(mirror, repo, name, source.get("revision", facts.revision))
+
+
 def prepare_from_hub(
     dataset: str,
     source: Mapping[str, Any],
     out_dir: str | Path,
     labels_dir: str | Path | None = None,
+    mirror: str | Path | None = None,
 ) -> dict:
-    """Download (or load locally), normalise, check and write one dataset; return its meta."""
+    """Download (or read from ``mirror`` or a local copy), normalise, check and write one
+    dataset; return its meta. A mirror gives the same tables and meta.json as the hub, with the
+    mirror's folder recorded beside the commit its files came from."""
     facts = FACTS[dataset]
-    dsd, sha = load_hub(facts, source)
+    local = None
+    if mirror is not None:
+        dsd, sha, local = load_mirror(facts, source, mirror)
+    else:
+        dsd, sha = load_hub(facts, source)
     repo = source.get("repo", facts.repo)
     split_tables, meta = normalise(facts, dsd, check_sizes=True, source=str(repo))
     if labels_dir is not None:
+        check_label_order(dataset, meta["label_names"], labels_dir)
         meta["display_names"] = display_names(dataset, labels_dir)
     meta["source"] = {
         "repo": repo,
         "name": source.get("name", facts.config_name),
         "revision": sha,
     }
+    if local is not None:
+        meta["source"]["mirror"] = str(local)
     write_dataset(out_dir, split_tables, meta)
     return meta
 

@@ -3,6 +3,8 @@ session), a tiny random Llama with its tokenizer, demo-like datasets on disk."""
 
 from __future__ import annotations
 
+import os
+
 import shutil
 from pathlib import Path
 
@@ -16,8 +18,13 @@ BUDGETS = {"ecthr_a": 40, "eurlex": 60, "scotus": 10, "ledgar": 10, "imdb": 7}
 
 
 def llm_cache(tmp_path_factory) -> Path:
-    """One cache folder for the whole session: SmolLM2 is converted from GGUF once (~20 s)."""
-    return tmp_path_factory.getbasetemp() / "llm-cache"
+    """One cache folder for the whole session: SmolLM2 is converted from GGUF once (~20 s).
+
+    Under pytest-xdist every worker has its own base folder below one shared parent: the cache
+    lives there, so the workers convert once between them (the conversion is locked and atomic).
+    """
+    base = tmp_path_factory.getbasetemp()
+    return (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "llm-cache"
 
 
 def smollm2_source(tmp_path_factory):

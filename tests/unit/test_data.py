@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -37,11 +38,14 @@ def ecthr_like(n_per_split: dict[str, int]) -> datasets.DatasetDict:
     return datasets.DatasetDict(out)
 
 
-def scotus_like(n_per_split: dict[str, int], present: int = 13) -> datasets.DatasetDict:
+def scotus_like(
+    n_per_split: dict[str, int], present: int = 13, n_names: int = 13
+) -> datasets.DatasetDict:
+    """The hub's SCOTUS features: ClassLabel over issue areas '1'..'13' (LexGLUE's definition)."""
     features = datasets.Features(
         {
             "text": datasets.Value("string"),
-            "label": datasets.ClassLabel(names=[str(i) for i in range(1, 15)]),
+            "label": datasets.ClassLabel(names=[str(i) for i in range(1, n_names + 1)]),
         }
     )
     out = {}
@@ -73,12 +77,20 @@ def test_single_labels_become_one_element_lists():
     split_tables, meta = data.normalise(data.FACTS["scotus"], dsd, check_sizes=False)
     assert split_tables["train"].column("labels").to_pylist()[:3] == [[0], [1], [2]]
     assert meta["task_type"] == "multi_class"
-    assert meta["n_labels"] == 14
+    assert meta["n_labels"] == 13
+    assert meta["label_names"] == [str(i) for i in range(1, 14)]
 
 
-def test_scotus_needs_exactly_13_labels_present():
-    dsd = scotus_like({"train": 28, "validation": 2, "test": 2}, present=14)
-    with pytest.raises(DataError, match="14 labels occur, expected 13"):
+def test_scotus_needs_all_13_issue_areas_present():
+    dsd = scotus_like({"train": 28, "validation": 2, "test": 2}, present=12)
+    with pytest.raises(DataError, match="12 labels occur, expected 13"):
+        data.normalise(data.FACTS["scotus"], dsd, check_sizes=False)
+
+
+def test_scotus_with_the_papers_14_classes_is_rejected():
+    """The hub's ClassLabel has 13 names; an old 14-class copy must not pass silently."""
+    dsd = scotus_like({"train": 28, "validation": 2, "test": 2}, n_names=14)
+    with pytest.raises(DataError, match="14 labels, expected 13"):
         data.normalise(data.FACTS["scotus"], dsd, check_sizes=False)
 
 
@@ -133,6 +145,9 @@ def test_prepare_from_local_copy_writes_tables_and_meta(tmp_path):
     meta = data.prepare_from_hub("scotus", {"repo": str(tmp_path / "hub")}, out, labels_dir=LABELS)
     assert meta["rows"] == sizes
     assert meta["display_names"][0] == "Criminal Procedure"
+    # 13 classes; the paper's 14th issue area stays a display-only name for the prompts
+    assert meta["n_labels"] == len(meta["label_names"]) == 13
+    assert meta["display_names"][12:] == ["Miscellaneous", "Private Action"]
     assert meta["source"]["revision"].startswith("local:")
     assert io.read_json(out / "meta.json") == meta
     assert pq.read_table(out / "test.parquet").num_rows == 1400
@@ -179,7 +194,59 @@ def test_unreachable_hub_fails_fast_with_the_same_advice(monkeypatch, tmp_path):
 
 def test_display_names_match_label_counts():
     for name, facts in data.FACTS.items():
-        assert len(data.display_names(name, LABELS)) == facts.n_labels
+        classes = [hub for hub, _ in data.label_table(name, LABELS) if hub is not None]
+        assert len(classes) == facts.n_labels
+        if facts.hub_label_names is not None:
+            assert tuple(classes) == facts.hub_label_names
+    # only SCOTUS has a display-only name: the paper's 14th issue area
+    extra = {n: len(data.display_names(n, LABELS)) - f.n_labels for n, f in data.FACTS.items()}
+    assert extra == {"ecthr_a": 0, "scotus": 1, "eurlex": 0, "ledgar": 0, "imdb": 0}
+
+
+def test_label_tables_follow_lexglue_feature_definitions(real_lexglue):
+    """The hub names of resources/labels equal LexGLUE's ClassLabel names, in order (EURLEX: the
+    100 EuroVoc ids, '100163' first), so each display name sits on its class."""
+    infos = json.loads((real_lexglue / "dataset_infos.json").read_text(encoding="utf-8"))
+    for dataset in ("ecthr_a", "scotus", "eurlex", "ledgar"):
+        facts = data.FACTS[dataset]
+        feature = infos[dataset]["features"][facts.label_field]
+        hub_names = feature.get("feature", feature)["names"]
+        ours = [hub for hub, _ in data.label_table(dataset, LABELS) if hub is not None]
+        assert ours == hub_names, dataset
+    eurlex = data.label_table("eurlex", LABELS)
+    assert eurlex[0] == ("100163", "political framework")
+    assert eurlex[-1][1] == "United Nations"
+
+
+def test_labels_resource_out_of_order_is_rejected(tmp_path):
+    rows = data.label_table("eurlex", LABELS)
+    rows[0], rows[1] = rows[1], rows[0]
+    (tmp_path / "eurlex.tsv").write_text(
+        "hub_name\tdisplay_name\n" + "".join(f"{h}\t{d}\n" for h, d in rows), encoding="utf-8"
+    )
+    hub_order = [h for h, _ in data.label_table("eurlex", LABELS)]
+    data.check_label_order("eurlex", hub_order, LABELS)
+    with pytest.raises(DataError, match=r"eurlex\.tsv: hub names differ .* from label 0 on"):
+        data.check_label_order("eurlex", hub_order, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("name\n", "line 1 must be the header"),
+        ("hub_name\tdisplay_name\nneg\n", "line 2: expected"),
+        (
+            "hub_name\tdisplay_name\n-\tNone\nneg\tNegative\npos\tPositive\n",
+            "line 3: a class after",
+        ),
+        ("hub_name\tdisplay_name\nneg\tNegative\n", "1 label names, expected 2"),
+    ],
+)
+def test_bad_labels_resource_is_a_one_line_error(tmp_path, body, message):
+    (tmp_path / "imdb.tsv").write_text(body, encoding="utf-8")
+    with pytest.raises(DataError, match=message) as info:
+        data.display_names("imdb", tmp_path)
+    assert "\n" not in str(info.value)
 
 
 def test_tested_shards_partition_the_documents(tmp_path):
@@ -201,3 +268,10 @@ def test_tested_shards_partition_the_documents(tmp_path):
     capped = [data.tested_shard(paths, splits, k, 4, max_documents=12) for k in range(4)]
     kept = sorted(i for t in capped for i in t.column("doc_id").to_pylist())
     assert kept == [f"train-{i:06d}" for i in range(12)]
+
+
+@pytest.fixture(scope="session")
+def real_lexglue() -> Path:
+    from loopback_hub import real_path
+
+    return real_path("lexglue")

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from hinter import io, tables
-from hinter.data import FACTS, SPLITS, check_facts, normalise
+from hinter.data import FACTS, SPLITS, check_facts, display_names, normalise
 from hinter.demo.corpus import (
     DemoSettings,
     generate_dataset,
@@ -69,7 +69,8 @@ def test_schema_facts_ids_and_meta_like_the_hub_loader(generated, dataset):
     assert meta["rows"] == expected_rows
     check_facts(FACTS[dataset], meta["label_names"], split_tables, check_sizes=False, where="t")
     assert meta["label_names"] == hub_label_names(dataset, default_resources())
-    assert meta["n_labels"] == FACTS[dataset].n_labels == len(meta["display_names"])
+    assert meta["n_labels"] == FACTS[dataset].n_labels
+    assert meta["display_names"] == display_names(dataset, default_resources() / "labels")
     assert meta["task_type"] == FACTS[dataset].task_type
     assert meta["empty_label_name"] == FACTS[dataset].empty_label_name
     assert meta["source"] == {"repo": "demo", "name": dataset, "revision": "seed-11"}

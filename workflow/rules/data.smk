@@ -29,7 +29,7 @@ rule user_dataset:
 if not DEMO:
 
     rule download_dataset:
-        """Download one dataset from the HuggingFace hub, normalise it and check its facts."""
+        """One dataset from the HuggingFace hub (or data.mirror), normalised, its facts checked."""
         output:
             splits=expand(L.documents("{{dataset}}", "{split}"), split=SPLITS),
             meta=L.meta("{dataset}"),
@@ -43,6 +43,7 @@ if not DEMO:
         params:
             source=lambda wc: config["data"]["hub"].get(wc.dataset, {}),
             labels=str(RESOURCES / "labels"),
+            mirror=config["data"]["mirror"] if config["data"]["source"] == "mirror" else None,
         script:
             "../scripts/download_dataset.py"
 

@@ -13,7 +13,7 @@ if DEMO:
         input:
             grammar=DEMO_GRAMMAR,
             planted_bias=str(RESOURCES / "demo" / "planted_bias.tsv"),
-            labels=str(RESOURCES / "labels" / "{dataset}.txt"),
+            labels=str(RESOURCES / "labels" / "{dataset}.tsv"),
         output:
             splits=expand(L.documents("{{dataset}}", "{split}"), split=SPLITS),
             meta=L.meta("{dataset}"),

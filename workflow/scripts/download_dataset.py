@@ -1,4 +1,4 @@
-"""Rule download_dataset: hub dataset -> documents tables + meta.json."""
+"""Rule download_dataset: hub (or mirror) dataset -> documents tables + meta.json."""
 
 from pathlib import Path
 
@@ -12,5 +12,6 @@ run(
         snakemake.params.source,
         Path(snakemake.output.meta).parent,
         labels_dir=snakemake.params.labels,
+        mirror=snakemake.params.mirror,
     ),
 )

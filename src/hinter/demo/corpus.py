@@ -2,7 +2,7 @@
 
 One dataset per name of ``hinter.data.FACTS``: IMDB-like binary sentiment (train/test and an
 empty validation split, like the hub) and one LexGLUE-like set per legal task (ECtHR multi-label
-over the 10 articles with empty label sets, SCOTUS 14 issue areas of which 13 occur, EUR-LEX 100
+over the 10 articles with empty label sets, SCOTUS the hub's 13 issue areas, EUR-LEX 100
 labels multi-label, LEDGAR 100 clause types). Texts are several sentences of the demo grammar
 (`hinter.demo.grammar`), rich in bias-dictionary words of all three attributes; the labels are
 learnable from topic sentences (sentiment words, label-name phrases). Everything is drawn from
@@ -25,7 +25,15 @@ from typing import Any
 import pyarrow as pa
 
 from hinter import tables
-from hinter.data import ECTHR_ARTICLES, FACTS, SPLITS, check_facts, display_names, write_dataset
+from hinter.data import (
+    ECTHR_ARTICLES,
+    FACTS,
+    SCOTUS_ISSUE_AREAS,
+    SPLITS,
+    check_facts,
+    display_names,
+    write_dataset,
+)
 from hinter.demo.grammar import Lexicon, Sentence, Writer, default_resources
 from hinter.errors import ConfigError, DataError
 
@@ -33,7 +41,6 @@ log = logging.getLogger(__name__)
 
 #: ClassLabel names as the hub loader reports them (SCOTUS: issue-area numbers; EUR-LEX: EuroVoc
 #: concept ids; LEDGAR: clause types). Display names stay in resources/labels/.
-SCOTUS_ABSENT = 13  # issue area "14" never occurs, as in LexGLUE's SCOTUS (13 of 14 present)
 # Relative frequencies of the ECtHR articles (Article 6 and 3 dominate, as in the real task).
 ECTHR_WEIGHTS = (0.06, 0.17, 0.14, 0.30, 0.09, 0.01, 0.04, 0.02, 0.04, 0.13)
 ECTHR_SET_SIZES = ((0.2, 0), (0.45, 1), (0.25, 2), (0.1, 3))  # share of empty sets = 0.2
@@ -44,7 +51,7 @@ def hub_label_names(dataset: str, resources: Path) -> list[str]:
     if dataset == "ecthr_a":
         return list(ECTHR_ARTICLES)
     if dataset == "scotus":
-        return [str(i) for i in range(1, 15)]
+        return list(SCOTUS_ISSUE_AREAS)
     if dataset == "eurlex":
         return [str(100163 + i) for i in range(100)]
     if dataset == "ledgar":
@@ -159,7 +166,7 @@ def draw_labels(dataset: str, n: int, rng: random.Random, offset: int) -> list[l
         rng.shuffle(labels)
         return labels
     if dataset == "scotus":
-        present = [i for i in range(14) if i != SCOTUS_ABSENT]
+        present = list(range(len(SCOTUS_ISSUE_AREAS)))
         labels = [[present[(offset + i) % len(present)]] for i in range(n)]
         rng.shuffle(labels)
         return labels
