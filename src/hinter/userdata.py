@@ -91,15 +91,28 @@ def file_format(path: str | Path, key: str) -> str:
     return FORMATS[suffix]
 
 
-def label_names(spec: Mapping[str, Any], base_dir: str | Path, key: str) -> list[str]:
-    """The label names: a list, or a file with one name per line."""
+def _label_file(path: Path, column: str) -> list[str]:
+    """Names from a file: one per line, or a TSV with a header (``resources/labels/*.tsv``:
+    ``hub_name<TAB>display_name``, where ``-`` marks a display-only name, which is skipped)."""
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not lines or "\t" not in lines[0]:
+        return [line.strip() for line in lines]
+    header = [c.strip() for c in lines[0].split("\t")]
+    index = header.index(column) if column in header else 0
+    rows = [[c.strip() for c in line.split("\t")] for line in lines[1:]]
+    return [r[index] for r in rows if len(r) > index and r[0] != "-"]
+
+
+def label_names(
+    spec: Mapping[str, Any], base_dir: str | Path, key: str, column: str = "hub_name"
+) -> list[str]:
+    """The label names: a list, or a file (one name per line, or a labels TSV's ``column``)."""
     value = spec["labels"]
     if isinstance(value, str):
         path = resolve(value, base_dir)
         if not path.is_file():
             raise ConfigError(f"config key '{key}.labels': label file {value} not found")
-        value = [line.strip() for line in path.read_text(encoding="utf-8").splitlines()]
-        value = [v for v in value if v]
+        value = _label_file(path, column)
     names = [str(v) for v in value]
     if not names:
         raise ConfigError(f"config key '{key}.labels': no label names")
@@ -148,7 +161,7 @@ def check_declarations(
             raise ConfigError(f"config key '{key}': give either files or hub (exactly one)")
         label_names(spec, base_dir, key)
         if spec.get("display_names") is not None:
-            shown = label_names({"labels": spec["display_names"]}, base_dir, key)
+            shown = label_names({"labels": spec["display_names"]}, base_dir, key, "display_name")
             if len(shown) != len(label_names(spec, base_dir, key)):
                 raise ConfigError(
                     f"config key '{key}.display_names': {len(shown)} names for "
@@ -447,7 +460,8 @@ def prepare(name: str, spec: Mapping[str, Any], out_dir: str | Path, base_dir: s
         "source": {"user": True, **record},
     }
     if spec.get("display_names") is not None:
-        meta["display_names"] = label_names({"labels": spec["display_names"]}, base_dir, key)
+        shown = {"labels": spec["display_names"]}
+        meta["display_names"] = label_names(shown, base_dir, key, "display_name")
     data.write_dataset(out_dir, split_tables, meta)
     return meta
 

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pandas as pd
 import pytest
-from real_samples import real_path
+from loopback_hub import real_path
 
 from hinter import sbic
 from hinter.config import REPO_ROOT

@@ -224,6 +224,17 @@ def test_label_and_display_name_files(files):
         validate_config(cfg, base_dir=files)
 
 
+def test_a_labels_tsv_gives_hub_names_and_display_names(files):
+    tsv = REPO / "resources" / "labels" / "imdb.tsv"  # hub_name<TAB>display_name
+    meta = _prepare(_config(files, labels=str(tsv), display_names=str(tsv)), files / "out", files)
+    assert meta["label_names"] == ["neg", "pos"]
+    assert meta["display_names"] == ["Negative", "Positive"]
+    scotus = REPO / "resources" / "labels" / "scotus.tsv"  # 13 classes + a display-only 14th
+    names = userdata.label_names({"labels": str(scotus)}, files, "k")
+    shown = userdata.label_names({"labels": str(scotus)}, files, "k", "display_name")
+    assert len(names) == len(shown) == 13
+
+
 def test_own_prompt_examples_must_be_train_rows(files):
     prompt = (REPO / "config/test/data/reviews-prompt.yaml").read_text()
     (files / "p.yaml").write_text(prompt.replace("index: 2,", "index: 99,"))

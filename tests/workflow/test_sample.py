@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from real_samples import real_path
+from loopback_hub import real_path
 
 pytestmark = [pytest.mark.workflow, pytest.mark.sample]
 REPO = Path(__file__).resolve().parents[2]
