@@ -29,6 +29,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from hinter.errors import ConfigError
 from hinter.layout import KNOWN_DATASETS
+from hinter.plan import known_dataset_names
 
 MAX_CONFIG_VALUES = 200_000  # values in a config tree (a real one has a few hundred)
 MAX_JOBS = 100_000  # planned per-shard jobs (mutate, invariant, predict): the paper plans ~11,000
@@ -192,8 +193,11 @@ def validate_config(
     input is not modified.
     """
     check_shape(config)
+    from hinter import userdata
+
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    cfg = coerce(copy.deepcopy(dict(config)), schema, schema)
+    cfg = userdata.normalise_config(copy.deepcopy(dict(config)))
+    cfg = coerce(cfg, schema, schema)
     errors = list(_Validator(schema).iter_errors(cfg))
     if errors:
         raise ConfigError(_describe(best_match(errors), schema))
@@ -202,6 +206,14 @@ def validate_config(
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
     check_custom_sizes(cfg["dictionary"]["custom"], base_dir)
+    models = cfg["models"]
+    llm_datasets = {ds for spec in models["llms"].values() for ds in spec["datasets"]}
+    trained = {  # fine-tuned here: a train split is needed (a finetuned encoder is only tested)
+        ds for spec in models["encoders"].values() if spec["init"] != "finetuned"
+        for ds in spec["datasets"]
+    }  # fmt: skip
+    tested = set(cfg["datasets"])
+    userdata.check_declarations(cfg, base_dir, llm_datasets & tested, trained & tested)
     _check_plan(cfg)
     return cfg
 
@@ -300,9 +312,10 @@ def _unknown(key: str, value: str, what: str, known) -> ConfigError:
 def _check_references(cfg: dict) -> None:
     """Names used in one section must exist in another (datasets, attributes, models, tracks)."""
     datasets = cfg["datasets"]
+    known_datasets = known_dataset_names(cfg)
     for ds in datasets:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown("datasets", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown("datasets", ds, "dataset", known_datasets)
     for ds in cfg["data"]["hub"]:
         if ds not in KNOWN_DATASETS:
             raise _unknown(f"data.hub.{ds}", ds, "dataset", KNOWN_DATASETS)
@@ -322,6 +335,12 @@ def _check_references(cfg: dict) -> None:
             f"config key 'data.demo.sentences': [min, max] expected, got [{low}, {high}]"
         )
 
+    sbic = cfg["dictionary"]["sbic"]
+    if sbic["source"] == "folder" and not sbic.get("folder"):
+        raise ConfigError(
+            "config key 'dictionary.sbic.folder': required with source folder (the folder of "
+            "the extracted SBIC CSVs)"
+        )
     attributes = set(BUILTIN_ATTRIBUTES) | set(cfg["dictionary"]["custom"])
     for attr in cfg["attributes"]:
         if attr not in attributes:
@@ -331,8 +350,8 @@ def _check_references(cfg: dict) -> None:
     # Per-dataset settings may name any known dataset, so that `--config datasets=[...]` can
     # narrow a run without editing every section.
     for ds in mutation["shards"]:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown(f"mutation.shards.{ds}", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown(f"mutation.shards.{ds}", ds, "dataset", known_datasets)
     tracks = mutation["tracks"]
     for name, track in tracks.items():
         if not track["from_models"]:
@@ -343,9 +362,9 @@ def _check_references(cfg: dict) -> None:
                         "from_models is true"
                     )
         for ds in track.get("per_dataset", {}):
-            if ds not in KNOWN_DATASETS:
+            if ds not in known_datasets:
                 raise _unknown(
-                    f"mutation.tracks.{name}.per_dataset.{ds}", ds, "dataset", KNOWN_DATASETS
+                    f"mutation.tracks.{name}.per_dataset.{ds}", ds, "dataset", known_datasets
                 )
     n_attr = len(cfg["attributes"])
     for order in mutation["orders"]:
@@ -363,9 +382,9 @@ def _check_references(cfg: dict) -> None:
                 raise ConfigError(f"config key 'models.{section}.{name}': duplicate model name")
             model_names.add(name)
             for ds in spec["datasets"]:
-                if ds not in KNOWN_DATASETS:
+                if ds not in known_datasets:
                     raise _unknown(
-                        f"models.{section}.{name}.datasets", ds, "dataset", KNOWN_DATASETS
+                        f"models.{section}.{name}.datasets", ds, "dataset", known_datasets
                     )
             track = spec.get("track", "encoder" if section == "encoders" else "llm")
             if track not in tracks:
@@ -379,8 +398,8 @@ def _check_references(cfg: dict) -> None:
         if spec["init"] == "random" and "architecture" not in spec:
             raise ConfigError(f"config key '{key}.architecture': required for a random init")
     for ds in models["training"]["per_dataset"]:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown(f"models.training.per_dataset.{ds}", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown(f"models.training.per_dataset.{ds}", ds, "dataset", known_datasets)
     for name, spec in models["encoders"].items():
         if tracks[spec["track"]]["from_models"]:
             raise ConfigError(
@@ -393,7 +412,7 @@ def _check_references(cfg: dict) -> None:
             known = model_names | {"encoders", "llms"}
             raise _unknown("invariant.keep_discarded", name, "model or group", known)
     _check_llms(models["llms"])
-    _check_sensitivity(cfg["sensitivity"], models["llms"])
+    _check_sensitivity(cfg["sensitivity"], models["llms"], cfg)
 
     for i, extra in enumerate(mutation["higher_orders"]):
         key = f"mutation.higher_orders.{i}"
@@ -403,8 +422,8 @@ def _check_references(cfg: dict) -> None:
                 f"than the {n_attr} configured"
             )
         for ds in extra.get("datasets") or []:
-            if ds not in KNOWN_DATASETS:
-                raise _unknown(f"{key}.datasets", ds, "dataset", KNOWN_DATASETS)
+            if ds not in known_datasets:
+                raise _unknown(f"{key}.datasets", ds, "dataset", known_datasets)
         for model in extra.get("models") or []:
             if model not in model_names:
                 raise _unknown(f"{key}.models", model, "model", model_names)
@@ -428,16 +447,19 @@ def _check_llms(llms: dict) -> None:
             )
 
 
-def _check_sensitivity(sens: dict, llms: dict) -> None:
+def _check_sensitivity(sens: dict, llms: dict, cfg: Mapping[str, Any] | None = None) -> None:
     """RQ6's variants: LLMs on datasets they test, prompt templates that exist."""
+    from hinter import userdata
     from hinter.models.prompts import PROMPTS_DIR, template_names
 
+    cfg = cfg or {}
+    known_datasets = known_dataset_names(cfg)
     for model in sens["models"]:
         if model not in llms:
             raise _unknown("sensitivity.models", model, "LLM", llms)
     for ds in sens["datasets"]:
-        if ds not in KNOWN_DATASETS:
-            raise _unknown("sensitivity.datasets", ds, "dataset", KNOWN_DATASETS)
+        if ds not in known_datasets:
+            raise _unknown("sensitivity.datasets", ds, "dataset", known_datasets)
     if "default" in sens["prompts"]:
         raise ConfigError(
             "config key 'sensitivity.prompts': 'default' is always run; list the alternatives"
@@ -447,6 +469,8 @@ def _check_sensitivity(sens: dict, llms: dict) -> None:
     for ds in sens["datasets"]:
         if not any(ds in llms[m]["datasets"] for m in sens["models"]):
             continue
+        if userdata.declared(cfg, ds) is not None:
+            continue  # its own prompt file: hinter.userdata.check_declarations
         known = template_names(ds, PROMPTS_DIR)
         for prompt in sens["prompts"]:
             if prompt not in known:

@@ -7,10 +7,18 @@ Snakefile imports this module in the main Snakemake process.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
+from typing import Any
 
-from hinter.layout import DEFAULT_VARIANT, Variant
+from hinter.layout import DEFAULT_VARIANT, KNOWN_DATASETS, Variant
+
+
+def known_dataset_names(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """The paper's datasets and the config's own (``user_datasets``, hinter.userdata)."""
+    user = tuple(n for n in (cfg.get("user_datasets") or {}) if n not in KNOWN_DATASETS)
+    return KNOWN_DATASETS + user
 
 # The paper names the race x gender combination "race+gender"; every other suite lists its
 # attributes alphabetically (docs/design.md §4: inter-body+gender, inter-body+race,

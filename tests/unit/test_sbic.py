@@ -213,5 +213,57 @@ def test_checksums_file_format(tmp_path):
     with pytest.raises(DataError, match=r"checksums.sha256:4: expected"):
         sbic.read_checksums(path)
     shipped = sbic.read_checksums(REPO_ROOT / "resources" / "sbic" / "checksums.sha256")
-    assert set(shipped) == {"SBIC.v2.tgz"}
-    assert len(shipped["SBIC.v2.tgz"]) == 64
+    # the archive's digest and the two members' known (the dev split's; see the file's comment)
+    assert set(shipped) == {"SBIC.v2.tgz", "SBIC.v2.dev.csv", "SBIC.v2.agg.dev.csv"}
+    assert all(len(d) == 64 for d in shipped.values())
+
+
+def test_a_member_with_another_digest_is_not_kept(tmp_path):
+    members = sbic_members()
+    archive = tmp_path / "SBIC.v2.tgz"
+    digest = make_archive(archive, members)
+    good = hashlib.sha256(members["SBIC.v2.dev.csv"]).hexdigest()
+    checksums = checksums_file(tmp_path, digest)
+    with checksums.open("a") as fh:
+        fh.write(f"{good}  SBIC.v2.dev.csv\n" + "0" * 64 + "  SBIC.v2.agg.tst.csv\n")
+    with pytest.raises(DataError, match=r"member SBIC\.v2\.agg\.tst\.csv has SHA-256 .* not kept"):
+        sbic.acquire(str(archive), tmp_path / "sbic", checksums)
+    assert not (tmp_path / "sbic" / "SBIC.v2.agg.tst.csv").exists()
+    sbic.record_checksum(
+        checksums, "SBIC.v2.agg.tst.csv", hashlib.sha256(members["SBIC.v2.agg.tst.csv"]).hexdigest()
+    )
+    assert len(sbic.acquire(str(archive), tmp_path / "sbic", checksums)) == 6
+
+
+def test_a_moved_archive_names_the_authors_current_site(tmp_path, served):
+    server, digest = served
+    with pytest.raises(DataError, match=r"HTTP 404 .*maartensap\.com/social-bias-frames/"):
+        sbic.acquire(
+            f"{server.url}/gone/SBIC.v2.tgz", tmp_path / "sbic", checksums_file(tmp_path, digest)
+        )
+
+
+def test_aggregation_drops_posts_nobody_rated_and_keeps_their_index():
+    def row(post, offensive, group=""):
+        fields = dict.fromkeys(("targetStereotype", "whoTarget", "intentYN", "sexYN"), "")
+        category = "race" if group else ""
+        return {**fields, "post": post, "offensiveYN": offensive, "targetMinority": group,
+                "targetCategory": category, "dataSource": "t/x"}  # fmt: skip
+
+    rows = [row("a", "1.0", "asians"), row("b", ""), row("b", ""), row("c", ""), row("c", "0.0")]
+    agg = sbic.aggregate(rows)
+    assert [(r[""], r["post"], r["offensiveYN"]) for r in agg] == [
+        ("0", "a", "1.0"),
+        ("2", "c", "0.0"),
+    ]
+
+
+def test_an_sbic_folder_source_needs_its_folder():
+    from hinter.config import validate_config
+    from hinter.errors import ConfigError
+
+    cfg = {"run_name": "t", "datasets": ["imdb"], "dictionary": {"sbic": {"source": "folder"}}}
+    with pytest.raises(ConfigError, match=r"'dictionary\.sbic\.folder': required with source"):
+        validate_config(cfg)
+    cfg["dictionary"]["sbic"]["folder"] = "../shared/real/sbic"
+    assert validate_config(cfg)["dictionary"]["sbic"]["folder"] == "../shared/real/sbic"

@@ -377,3 +377,18 @@ def rq6_threshold_keys():
         for k in outcome_keys()
         if (k[0], k[1]) in chosen and len(plan.parse_suite(k[2])) == RQ_ORDER
     ]
+
+
+# -- user datasets (hinter.userdata) ---------------------------------------------------------
+def user_dataset_files(dataset):
+    """The local files a user dataset is read from (its prompt too: a change reruns the data)."""
+    from hinter import userdata
+
+    return userdata.input_files(dataset, config, workflow.basedir)
+
+
+def user_prompt(dataset):
+    """The prompt file of a user dataset's LLMs (None: resources/prompts/<dataset>.yaml)."""
+    from hinter import userdata
+
+    return userdata.own_prompt(dataset, config, workflow.basedir)

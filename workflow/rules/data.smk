@@ -1,5 +1,30 @@
 # Data layer: the datasets under test, normalised to documents tables, then split into shards.
 
+# Datasets declared in the config (files or a hub id, hinter.userdata) replace the loader of a
+# paper dataset of the same name.
+USER_DATASETS = [ds for ds in DATASETS if ds in config["user_datasets"]]
+
+
+rule user_dataset:
+    """A dataset of the user's: files (CSV/TSV/Parquet/JSONL) or a hub id, checked row by row."""
+    input:
+        lambda wc: user_dataset_files(wc.dataset),
+    output:
+        splits=expand(L.documents("{{dataset}}", "{split}"), split=SPLITS),
+        meta=L.meta("{dataset}"),
+    log:
+        L.logs("data", "user_{dataset}"),
+    wildcard_constraints:
+        dataset="|".join(USER_DATASETS) or "^$",
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        spec=lambda wc: config["user_datasets"][wc.dataset],
+        base_dir=workflow.basedir,
+    script:
+        "../scripts/user_dataset.py"
+
 
 if not DEMO:
 
@@ -21,6 +46,8 @@ if not DEMO:
             mirror=config["data"]["mirror"] if config["data"]["source"] == "mirror" else None,
         script:
             "../scripts/download_dataset.py"
+
+    ruleorder: user_dataset > download_dataset
 
 
 rule shard_documents:

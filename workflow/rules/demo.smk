@@ -30,3 +30,5 @@ if DEMO:
             resources=lambda wc, input: str(Path(input.grammar[0]).parents[1]),
         script:
             "../scripts/demo_dataset.py"
+
+    ruleorder: user_dataset > demo_dataset

@@ -4,7 +4,12 @@ from hinter.dictionary.custom import dictionary_files
 
 SBIC = config["dictionary"]["sbic"]
 SBIC_DOWNLOAD = str(RESOURCES / "sbic")
-SBIC_DIR = SBIC_DOWNLOAD if SBIC["source"] == "download" else L.sbic_dir()
+SBIC_DIR = {
+    "download": SBIC_DOWNLOAD,
+    "demo": L.sbic_dir(),
+    # CSVs extracted beforehand (e.g. the real dev split in ../shared/real/sbic: make sample)
+    "folder": str(Path(workflow.basedir) / (SBIC.get("folder") or ".")),
+}[SBIC["source"]]
 
 
 rule download_sbic:

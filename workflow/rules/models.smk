@@ -69,6 +69,8 @@ rule predict:
         inference=config["models"]["inference"],
         keep_discarded=lambda wc: plan.keeps_discarded(config, wc.model),
         cache_dir=config["cache_dir"],
-        from_hub=not DEMO,
+        # user datasets: few-shot rows of their own prompt (or the first distinct labels)
+        from_hub=lambda wc: not DEMO and wc.dataset not in config["user_datasets"],
+        prompt=lambda wc: user_prompt(wc.dataset),
     script:
         "../scripts/predict.py"

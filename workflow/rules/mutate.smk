@@ -18,7 +18,9 @@ rule track_windows:
     params:
         llms=lambda wc: plan.track_llms(config, wc.track, wc.dataset),
         cache_dir=config["cache_dir"],
-        from_hub=not DEMO,
+        # user datasets: few-shot rows of their own prompt (or the first distinct labels)
+        from_hub=lambda wc: not DEMO and wc.dataset not in config["user_datasets"],
+        prompt=lambda wc: user_prompt(wc.dataset),
     script:
         "../scripts/track_windows.py"
 

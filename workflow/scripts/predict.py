@@ -2,6 +2,7 @@
 
 import torch
 
+from hinter import userdata
 from hinter.models.inference import run_predict_stage
 from hinter.models.predictor import load_predictor
 from hinter.workflow import run
@@ -11,6 +12,7 @@ def main():
     torch.set_num_threads(snakemake.threads)
     inputs, params, wc = snakemake.input, snakemake.params, snakemake.wildcards
     inference = dict(params.inference)
+    userdata.use_prompt(wc.dataset, params.prompt)
     predictor = load_predictor(
         wc.model,
         kind=params.kind,

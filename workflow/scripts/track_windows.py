@@ -1,10 +1,12 @@
 """Rule track_windows: what an LLM track's models read of each document of one shard."""
 
+from hinter import userdata
 from hinter.models.llm import write_track_windows
 from hinter.workflow import run
 
 
 def main():
+    userdata.use_prompt(snakemake.wildcards.dataset, snakemake.params.prompt)
     write_track_windows(
         snakemake.params.llms,
         dataset=snakemake.wildcards.dataset,

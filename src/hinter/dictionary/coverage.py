@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pyarrow as pa
 
@@ -63,6 +63,25 @@ class Report:
     candidates: list[tuple]
     summary: list[tuple]
     markdown: str
+    overlap: dict[str, dict] = field(default_factory=dict)
+
+
+def overlap(term_rows: Sequence[tuple], sbic_terms: set[str], attribute: str) -> dict:
+    """The dictionary's terms of ``attribute`` against the SBIC terms of its categories.
+
+    ``shared``: terms both hold (an SBIC group term equal to a dictionary term); ``contained``:
+    dictionary terms found, as whole words, in some SBIC term of their categories;
+    ``unsupported``: dictionary terms no SBIC post of their categories names (posts = 0).
+    """
+    terms = [r for r in term_rows if r[0] == attribute]
+    words = {r[2].lower() for r in terms}
+    return {
+        "dictionary_terms": len(words),
+        "sbic_terms": len(sbic_terms),
+        "shared": sorted(words & sbic_terms),
+        "contained": sorted({r[2].lower() for r in terms if r[6] > 0}),
+        "unsupported": sorted({r[2] for r in terms if r[6] == 0}),
+    }
 
 
 def _sbic_index(mentions: Sequence[Mention]):
@@ -106,6 +125,7 @@ def build_report(
     candidate_rows: list[tuple] = []
     summary_rows: list[tuple] = []
     supported: dict[str, list[tuple]] = {}
+    overlaps: dict[str, dict] = {}
     for spec in specs:
         attr = spec.name
         cats = _categories_for(attr, mapping, known_categories)
@@ -155,6 +175,7 @@ def build_report(
         candidates.sort(key=lambda r: (-r[3], r[1], r[2]))
         candidate_rows.extend(candidates)
         supported[attr] = [r for r in term_rows if r[0] == attr and r[6] > 0]
+        overlaps[attr] = overlap(term_rows, {t for _, t in sbic_terms}, attr)
         n_ambiguous = sum(
             1 for n in notes if n.attribute == attr and n.kind.startswith("ambiguous")
         )
@@ -185,7 +206,37 @@ def build_report(
     markdown = _markdown(
         term_rows, candidate_rows, summary_rows, notes, supported, min_support, context or {}
     )
-    return Report(term_rows, candidate_rows, summary_rows, markdown)
+    markdown = markdown.rstrip("\n") + "\n\n" + _overlap_markdown(overlaps, specs)
+    return Report(term_rows, candidate_rows, summary_rows, markdown, overlaps)
+
+
+def _overlap_markdown(overlaps: Mapping[str, dict], specs: Sequence[AttributeSpec]) -> str:
+    """Per attribute: the dictionary (the paper's published one, for a built-in attribute) vs
+    the terms SBIC supports, and the dictionary terms SBIC does not support."""
+    origin = {s.name: s.origin for s in specs}
+    lines = ["## The dictionary vs SBIC's terms", ""]
+    rows = [
+        (a, origin.get(a, ""), o["dictionary_terms"], o["sbic_terms"], len(o["shared"]),
+         len(o["contained"]), len(o["unsupported"]))
+        for a, o in overlaps.items()
+    ]  # fmt: skip
+    lines += _table(
+        ("attribute", "origin", "dictionary_terms", "sbic_terms", "shared", "supported",
+         "unsupported"),
+        rows,
+    )  # fmt: skip
+    lines += [
+        "",
+        "`sbic_terms`: distinct group terms of the attribute's SBIC categories; `shared`: terms "
+        "both hold; `supported`: dictionary terms some SBIC term of those categories contains "
+        "as whole words; `unsupported`: dictionary terms no SBIC post supports.",
+        "",
+    ]
+    for attr, o in overlaps.items():
+        lines.append(f"- {attr}, shared: {', '.join(o['shared']) or 'none'}")
+        lines.append(f"- {attr}, not supported by SBIC: {', '.join(o['unsupported']) or 'none'}")
+    lines.append("")
+    return "\n".join(lines)
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:

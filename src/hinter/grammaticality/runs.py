@@ -8,7 +8,6 @@ from typing import Any
 from hinter import plan
 from hinter.errors import ConfigError
 from hinter.grammaticality.sample import SampleOptions
-from hinter.layout import KNOWN_DATASETS
 
 
 def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
@@ -23,11 +22,12 @@ def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:
     # Any known dataset may be named, so that `--config datasets=[...]` narrows a run without
     # editing this section (as for the other per-dataset settings).
     if datasets is not None:
-        unknown = sorted(set(datasets) - set(KNOWN_DATASETS))
+        known_datasets = plan.known_dataset_names(config)
+        unknown = sorted(set(datasets) - set(known_datasets))
         if unknown:
             raise ConfigError(
                 f"config key 'grammar.datasets': unknown dataset '{unknown[0]}' "
-                f"(known: {', '.join(sorted(KNOWN_DATASETS))})"
+                f"(known: {', '.join(sorted(known_datasets))})"
             )
         runs = [r for r in runs if r.dataset in datasets]
     if models is not None:
