@@ -20,6 +20,7 @@ def known_dataset_names(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     user = tuple(n for n in (cfg.get("user_datasets") or {}) if n not in KNOWN_DATASETS)
     return KNOWN_DATASETS + user
 
+
 # The paper names the race x gender combination "race+gender"; every other suite lists its
 # attributes alphabetically (docs/design.md §4: inter-body+gender, inter-body+race,
 # inter-body+gender+race).
