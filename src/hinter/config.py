@@ -11,9 +11,8 @@ disagree. What is refused beyond the schema's types:
   :func:`check_shape` before any walk);
 - names with a control character (``"gpt\n"``: a pattern's ``$`` matches before a final line
   break, so every pattern is matched in full) or a character a Snakemake wildcard cannot hold;
-- sizes that multiply jobs, pairs or memory beyond :data:`MAX_JOBS` (and custom pairs beyond
-  ``dictionary.custom.MAX_CUSTOM_PAIRS``)
-  (and the schema's maxima: shards, runs, prompts, timeout, concurrency).
+- sizes that multiply jobs, pairs or memory: :data:`MAX_JOBS`, ``MAX_CUSTOM_PAIRS`` (custom
+  dictionaries) and the schema's maxima (shards, runs, prompts, timeout, concurrency).
 """
 
 from __future__ import annotations
@@ -206,14 +205,7 @@ def validate_config(
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
     check_custom_sizes(cfg["dictionary"]["custom"], base_dir)
-    models = cfg["models"]
-    llm_datasets = {ds for spec in models["llms"].values() for ds in spec["datasets"]}
-    trained = {  # fine-tuned here: a train split is needed (a finetuned encoder is only tested)
-        ds for spec in models["encoders"].values() if spec["init"] != "finetuned"
-        for ds in spec["datasets"]
-    }  # fmt: skip
-    tested = set(cfg["datasets"])
-    userdata.check_declarations(cfg, base_dir, llm_datasets & tested, trained & tested)
+    userdata.check_config(cfg, base_dir)
     _check_plan(cfg)
     return cfg
 

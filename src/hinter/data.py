@@ -375,15 +375,6 @@ def prepare_from_hub(
     return meta
 
 
-def prepare_user_dataset(
-    dataset: str, spec: Mapping[str, Any], out_dir: str | Path, base_dir: str | Path
-) -> dict:
-    """A dataset declared by the user (files or hub id): :mod:`hinter.userdata` loads it."""
-    from hinter import userdata
-
-    return userdata.prepare(dataset, spec, out_dir, base_dir)
-
-
 def tested_shard(
     split_paths: Mapping[str, str | Path],
     splits: list[str],

@@ -146,6 +146,19 @@ def _sep(fmt: str) -> str | None:
     return "\t" if fmt == "tsv" else ","
 
 
+def check_config(cfg: Mapping[str, Any], base_dir: str | Path) -> None:
+    """:func:`check_declarations` for a validated config: which user datasets an LLM prompts
+    (few-shot examples from train) and which an encoder is fine-tuned on (a train split)."""
+    models = cfg["models"]
+    llm_datasets = {ds for spec in models["llms"].values() for ds in spec["datasets"]}
+    trained = {  # fine-tuned here: a train split is needed (a finetuned encoder is only tested)
+        ds for spec in models["encoders"].values() if spec["init"] != "finetuned"
+        for ds in spec["datasets"]
+    }  # fmt: skip
+    tested = set(cfg["datasets"])
+    check_declarations(cfg, base_dir, llm_datasets & tested, trained & tested)
+
+
 def check_declarations(
     cfg: Mapping[str, Any], base_dir: str | Path, llm_datasets=(), trained_datasets=()
 ) -> None:

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from hinter import data, userdata
+from hinter import userdata
 from hinter.config import load_yaml, validate_config
 from hinter.errors import ConfigError, DataError, OfflineError
 from hinter.models import prompts
@@ -62,7 +62,7 @@ def files(tmp_path):
 def _prepare(cfg: dict, out: Path, base: Path) -> dict:
     valid = validate_config(cfg, base_dir=base)
     name = valid["datasets"][0]
-    return data.prepare_user_dataset(name, valid["user_datasets"][name], out, base)
+    return userdata.prepare(name, valid["user_datasets"][name], out, base)
 
 
 def _table(path: Path) -> list[tuple]:

@@ -2,12 +2,12 @@
 
 from pathlib import Path
 
-from hinter import data
+from hinter import userdata
 from hinter.workflow import run
 
 run(
     snakemake,
-    lambda: data.prepare_user_dataset(
+    lambda: userdata.prepare(
         snakemake.wildcards.dataset,
         snakemake.params.spec,
         Path(snakemake.output.meta).parent,
