@@ -269,3 +269,15 @@ def test_paper_scope_pools_only_the_papers_models(run):
     assert rq4.paper.RQ4["scope_models"] == ("llama2", "gpt35", "legal-bert")
     plain = rq4.counterparts(doc_counts, models, datasets, STATS).data
     assert rq4.PAPER_SCOPE not in set(plain["model"])
+
+
+def test_pooling_nothing_gives_an_empty_table():
+    """A run whose suites found no bias (a small user dataset): no rows, not a crash."""
+    empty = pd.DataFrame(
+        {"model": [], "dataset": [], "doc_id": [], "doc_id_all": [], "a": [], "union": []}
+    )
+
+    def shares(totals: pd.DataFrame) -> pd.DataFrame:
+        return pd.DataFrame({"a": totals["a"] / totals["union"]})
+
+    assert rq4._pooled(empty, ["a", "union"], shares, ["a"], STATS).empty

@@ -196,7 +196,9 @@ def _pooled(
                 **stats,
             )
         )
-    return pd.concat([p for p in parts if len(p)], ignore_index=True)
+    kept = [p for p in parts if len(p)]
+    # nothing to pool (e.g. no bias-inducing mutant in a small run): an empty table, not an error
+    return pd.concat(kept, ignore_index=True) if kept else parts[0]
 
 
 # ---------------------------------------------------------------------------------------------
