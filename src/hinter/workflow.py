@@ -46,6 +46,8 @@ def run(smk: Any, main: Callable[[], Any]) -> Any:
         message = str(exc)
     except OSError as exc:
         message = os_error(exc)
+    finally:
+        progress.configure(None)  # a caller in the same process (a test) gets its stderr back
     logger.error("%s", message)
     print(f"hinter: {message}", file=sys.stderr)
     sys.exit(1)
