@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from browser import chromium
 from cli_inputs import LABEL_NAMES, TEXTS, make_classifier, real_parser
 
 from hinter import cli
@@ -126,9 +127,7 @@ def test_the_report_escapes_every_text_of_the_data(run):
 
 def _chrome():
     webdriver = pytest.importorskip("selenium.webdriver")
-    chromedriver = shutil.which("chromedriver")
-    if chromedriver is None or not (shutil.which("chromium") or shutil.which("google-chrome")):
-        pytest.skip("headless Chromium is not installed (apt-get install chromium chromium-driver)")
+    _, chromedriver = chromium()  # installed with apt-get when missing (as root)
     from selenium.webdriver.chrome.service import Service
 
     options = webdriver.ChromeOptions()

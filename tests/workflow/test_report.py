@@ -6,50 +6,21 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from browser import chromium
 
 from hinter.layout import RunLayout
 from hinter.rq import outputs
 
 pytestmark = pytest.mark.workflow
 
-PACKAGES = ("chromium", "chromium-driver")
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--window-size=1500,1000", "--hide-scrollbars",
 )  # fmt: skip
-
-
-def _apt_get(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    return subprocess.run(["apt-get", *args], capture_output=True, text=True, timeout=1200, env=env)
-
-
-def chromium() -> tuple[str, str]:
-    """Paths of Debian's chromium and chromedriver, installed with apt-get when missing (as
-    root); the test is skipped, saying why, when they are missing and cannot be installed."""
-    found = shutil.which("chromium"), shutil.which("chromedriver")
-    if all(found):
-        return found  # type: ignore[return-value]
-    if not shutil.which("apt-get"):
-        pytest.skip("Chromium is not installed and there is no apt-get to install it")
-    if os.geteuid() != 0:
-        pytest.skip(
-            "Chromium is not installed and installing it needs root: "
-            f"sudo apt-get install -y {' '.join(PACKAGES)}"
-        )
-    proc = _apt_get("install", "-y", *PACKAGES)
-    if proc.returncode != 0:  # a stale package list: update it once and try again
-        _apt_get("update")
-        proc = _apt_get("install", "-y", *PACKAGES)
-    assert proc.returncode == 0, f"apt-get install {' '.join(PACKAGES)}: {proc.stderr[-2000:]}"
-    found = shutil.which("chromium"), shutil.which("chromedriver")
-    assert all(found), f"apt-get installed {PACKAGES} but chromium/chromedriver are not on PATH"
-    return found  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="module")
