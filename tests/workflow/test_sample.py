@@ -12,6 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 from loopback_hub import real_path
 
+from hinter.layout import RunLayout
+
 pytestmark = [pytest.mark.workflow, pytest.mark.sample]
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "config" / "sample.yaml"
@@ -34,31 +36,31 @@ def sample_slice(tmp_path_factory, run_snakemake):
         workdir=workdir, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    return workdir / "results" / "sample"
+    return RunLayout(str(workdir / "results" / "sample"))
 
 
 def test_the_real_samples_are_split_by_the_stated_seed(sample_slice):
     for name, rows, n_labels in (("imdb", 2000, 2), ("ledgar", 1000, 100)):
-        meta = json.loads((sample_slice / "data" / name / "meta.json").read_text())
+        meta = json.loads(Path(sample_slice.meta(name)).read_text())
         assert meta["rows"] == {"train": rows * 4 // 5, "validation": 0, "test": rows // 5}
         assert meta["n_labels"] == n_labels
         assert meta["source"]["holdout"] == {"share": 0.2, "seed": 42}
-        tested = pq.read_table(sample_slice / "data" / name / "tested" / "000.parquet")
+        tested = pq.read_table(sample_slice.tested(name, "000"))
         assert tested.num_rows == 6
 
 
 def test_real_text_gets_mutants_and_invariant_verdicts(sample_slice):
-    mutants = list((sample_slice / "mutants").rglob("*.parquet"))
-    validity = list((sample_slice / "validity").rglob("*.parquet"))
+    mutants = list(Path(sample_slice.root, "mutants").rglob("*.parquet"))
+    validity = list(Path(sample_slice.root, "validity").rglob("*.parquet"))
     assert mutants and validity
     rows = sum(pq.read_metadata(p).num_rows for p in mutants)
     assert rows > 0
-    summaries = list((sample_slice / "validity").rglob("*summary*"))
+    summaries = list(Path(sample_slice.root, "validity").rglob("*summary*"))
     assert summaries, "no invariant summary"
 
 
 def test_the_dictionary_is_mined_from_the_real_sbic_dev_split(sample_slice):
-    stats = json.loads((sample_slice / "dictionary" / "sbic_terms.json").read_text())
+    stats = json.loads(Path(sample_slice.dictionary("sbic_terms.json")).read_text())
     assert stats["posts"] == 4666 and stats["mentions_annotation"] == 2531
-    report = (sample_slice / "dictionary" / "coverage.md").read_text()
+    report = Path(sample_slice.dictionary("coverage.md")).read_text()
     assert "## The dictionary vs SBIC's terms" in report
