@@ -48,7 +48,7 @@ def wait(workdir: Path) -> Path:
     except subprocess.TimeoutExpired:
         proc.kill()
         code = proc.wait()
-    _state["log"].flush()
+    _state["log"].close()
     text = (_state["workdir"] / "demo-run.log").read_text(encoding="utf-8", errors="replace")
     assert code == 0, text[-6000:]
     return _state["workdir"] / "results" / "demo"
@@ -63,3 +63,6 @@ def stop() -> None:
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+    log = _state.get("log")
+    if log is not None and not log.closed:
+        log.close()
