@@ -281,3 +281,20 @@ def test_pooling_nothing_gives_an_empty_table():
         return pd.DataFrame({"a": totals["a"] / totals["union"]})
 
     assert rq4._pooled(empty, ["a", "union"], shares, ["a"], STATS).empty
+
+
+def test_a_venn_diagram_without_any_bias_is_said_not_a_crash():
+    """The real-sample run: LEDGAR's suites found no bias-inducing original at all."""
+    members = pd.DataFrame(
+        {
+            "suite": ["atomic-race", "atomic-gender", "inter-race+gender"],
+            "model": ["m"] * 3,
+            "dataset": ["ledgar"] * 3,
+            "doc_id": ["d1"] * 3,
+            "bias_inducing": [False] * 3,
+            "tested": [True] * 3,
+        }
+    )
+    table = rq4.venn(members, ["inter-race+gender"], ["m"], ["ledgar"], STATS)
+    assert table.data.empty
+    assert "No bias-inducing original in any of its sets." in table.markdown

@@ -332,6 +332,10 @@ def venn(
         if len(sets) > 3:
             tested = set(own.loc[own["tested"].astype(bool), keys].itertuples(index=False))
             mine = mine[[t in tested for t in mine[keys].itertuples(index=False)]]
+        if mine.empty:  # no suite of the diagram found a bias (a small run): no region to count
+            sections += [f"## {suite} (all models and datasets)", "",
+                         "No bias-inducing original in any of its sets.", ""]  # fmt: skip
+            continue
         table = (
             mine.assign(member=True)
             .pivot_table(index=keys, columns="suite", values="member", aggfunc="any")
