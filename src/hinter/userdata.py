@@ -282,22 +282,17 @@ def input_files(dataset: str, cfg: Mapping[str, Any], base_dir: str | Path) -> l
     return out + ([prompt] if prompt else [])
 
 
-def use_prompt(dataset: str, prompt: str | Path | None) -> None:
-    """Point the LLM stage of a job at a user dataset's own prompt file (None: no change).
-
-    The predictor and track-window entry points (hinter.models) do not take a prompts folder
-    yet, so the workflow scripts set the module's default folder, for this job's process only,
-    to a temporary folder holding the user's file as ``<dataset>.yaml`` and the shared format.
-    """
+def prompts_dir(dataset: str, prompt: str | Path | None) -> Path | None:
+    """The prompts folder of a job on a user dataset with its own prompt file (None: the
+    shipped resources/prompts): a temporary folder, removed when the job's process ends, holding
+    the user's file as ``<dataset>.yaml`` and the shared format."""
     if prompt is None:
-        return
+        return None
     import atexit
-
-    from hinter.models import prompts
 
     folder = Path(tempfile.mkdtemp(prefix="hinter-prompts-"))
     atexit.register(shutil.rmtree, folder, True)
-    prompts.PROMPTS_DIR = prompt_folder(dataset, Path(prompt), folder)
+    return prompt_folder(dataset, Path(prompt), folder)
 
 
 # -- loading ---------------------------------------------------------------------------------

@@ -243,12 +243,11 @@ def test_own_prompt_examples_must_be_train_rows(files):
         _prepare(cfg, files / "out", files)
 
 
-def test_use_prompt_points_the_llm_stage_at_the_users_file(monkeypatch):
-    monkeypatch.setattr(prompts, "PROMPTS_DIR", prompts.PROMPTS_DIR)
-    userdata.use_prompt("reviews", None)
-    assert not (prompts.PROMPTS_DIR / "reviews.yaml").exists()  # unchanged
-    userdata.use_prompt("reviews", REPO / "config/test/data/reviews-prompt.yaml")
-    spec = prompts.load_prompt_spec("reviews")
+def test_prompts_dir_points_the_llm_stage_at_the_users_file():
+    assert userdata.prompts_dir("reviews", None) is None  # the shipped prompts
+    folder = userdata.prompts_dir("reviews", REPO / "config/test/data/reviews-prompt.yaml")
+    assert not (prompts.PROMPTS_DIR / "reviews.yaml").exists()  # nothing shared is changed
+    spec = prompts.load_prompt_spec("reviews", folder)
     assert set(spec.templates) == {"default", "alt1"}
     assert [e.index for e in spec.examples] == [0, 1, 2]
 

@@ -12,7 +12,6 @@ def main():
     torch.set_num_threads(snakemake.threads)
     inputs, params, wc = snakemake.input, snakemake.params, snakemake.wildcards
     inference = dict(params.inference)
-    userdata.use_prompt(wc.dataset, params.prompt)
     predictor = load_predictor(
         wc.model,
         kind=params.kind,
@@ -26,6 +25,7 @@ def main():
         train_path=inputs.get("train"),
         from_hub=params.from_hub,
         track=params.track,
+        prompts_dir=userdata.prompts_dir(wc.dataset, params.prompt),
     )
     run_predict_stage(
         predictor,

@@ -6,7 +6,6 @@ from hinter.workflow import run
 
 
 def main():
-    userdata.use_prompt(snakemake.wildcards.dataset, snakemake.params.prompt)
     write_track_windows(
         snakemake.params.llms,
         dataset=snakemake.wildcards.dataset,
@@ -16,6 +15,7 @@ def main():
         out_path=snakemake.output[0],
         cache_dir=snakemake.params.cache_dir,
         from_hub=snakemake.params.from_hub,
+        prompts_dir=userdata.prompts_dir(snakemake.wildcards.dataset, snakemake.params.prompt),
     )
 
 

@@ -403,12 +403,13 @@ def write_track_windows(
     cache_dir: str | Path,
     from_hub: bool,
     batch_size: int = 256,
+    prompts_dir: str | Path | None = None,
 ) -> int:
     """The WINDOWS table of one shard: each tested document's window end under the track's
     LLMs and prompts, and whether it is a few-shot example. Returns the number of documents."""
     window, excluded = track_setup(
         llms, dataset=dataset, meta_path=meta_path, train_path=train_path,
-        cache_dir=cache_dir, from_hub=from_hub,
+        cache_dir=cache_dir, from_hub=from_hub, prompts_dir=prompts_dir,
     )  # fmt: skip
     docs = io.read_parquet(docs_path, tables.TESTED_DOCUMENTS, columns=["doc_id", "text"])
     ids, texts = docs.column("doc_id").to_pylist(), docs.column("text").to_pylist()

@@ -40,8 +40,10 @@ def load_predictor(
     train_path: str | Path | None = None,
     from_hub: bool = True,
     track: Mapping[str, Any] | None = None,
+    prompts_dir: str | Path | None = None,
 ):
-    """The predictor of one model run (``kind``: encoder | llm) for one dataset and variant."""
+    """The predictor of one model run (``kind``: encoder | llm) for one dataset and variant;
+    an LLM reads its prompt from ``prompts_dir`` (default: resources/prompts)."""
     if kind == "encoder":
         from hinter.models.inference import EncoderPredictor
 
@@ -64,5 +66,6 @@ def load_predictor(
             from_hub=from_hub,
             track=track,
             cache=bool(inference.get("cache", True)),
+            prompts_dir=prompts_dir,
         )
     raise ConfigError(f"model {model}: unknown kind {kind!r} (encoder, llm)")
