@@ -195,11 +195,7 @@ def validate_config(
     from hinter import userdata
 
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    cfg = userdata.normalise_config(copy.deepcopy(dict(config)))
-    cfg = coerce(cfg, schema, schema)
-    errors = list(_Validator(schema).iter_errors(cfg))
-    if errors:
-        raise ConfigError(_describe(best_match(errors), schema))
+    cfg = _schema_checked(userdata.normalise_config(copy.deepcopy(dict(config))), schema)
     _check_references(cfg)
     from hinter.dictionary.custom import check_custom_config, check_custom_sizes
 
@@ -588,12 +584,16 @@ def startup_checks(
 
 
 def with_defaults(partial: Mapping[str, Any], schema_path: str | Path = SCHEMA_PATH) -> dict:
-    """``partial`` (some top-level sections) checked against the schema and completed with its
-    defaults: the settings of a run that is not a whole workflow config (``hinter test``, the
-    Python API). No cross-reference checks: there are no datasets or models to refer to."""
+    """``partial`` (some sections) checked and completed with the schema's defaults: the settings
+    of ``hinter test`` and the API, not a workflow config, so no cross-reference checks."""
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
     schema["required"] = []
-    cfg = coerce(copy.deepcopy(dict(partial)), schema, schema)
+    return _schema_checked(copy.deepcopy(dict(partial)), schema)
+
+
+def _schema_checked(cfg: dict, schema: dict) -> dict:
+    """``cfg`` coerced, completed with the schema's defaults and validated (one-line error)."""
+    cfg = coerce(cfg, schema, schema)
     errors = list(_Validator(schema).iter_errors(cfg))
     if errors:
         raise ConfigError(_describe(best_match(errors), schema))
