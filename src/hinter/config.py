@@ -210,7 +210,7 @@ def _check_plan(cfg: dict) -> None:
     """The checks the Snakefile's planning makes (so check-config says what snakemake would)
     and the size of the plan: per-shard jobs at most :data:`MAX_JOBS`."""
     from hinter import plan
-    from hinter.grammaticality.runs import grammar_runs
+    from hinter.grammar.runs import grammar_runs
 
     grammar_runs(cfg)
     jobs = 0

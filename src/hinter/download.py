@@ -17,9 +17,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hinter import io, mirror, sbic
+from hinter import io, mirror
 from hinter.config import parser_problem
 from hinter.data import FACTS
+from hinter.dictionary import sbic
 from hinter.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)

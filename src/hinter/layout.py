@@ -161,7 +161,7 @@ class RunLayout:
     # -- grammar scores (RQ2, RQ3.3) ---------------------------------------------------------
     def grammar_scores(self, model: str, dataset: str, variant: str = DEFAULT_VARIANT) -> str:
         """Grammar scores of the balanced sample of one (model, dataset), labelled by the
-        model's outcomes (:data:`hinter.grammaticality.SCORES`)."""
+        model's outcomes (:data:`hinter.grammar.SCORES`)."""
         return self._join("grammar", model, variant, f"{dataset}.parquet")
 
     def grammar_summary(self, model: str, dataset: str, variant: str = DEFAULT_VARIANT) -> str:

@@ -232,7 +232,7 @@ def indicators(
     """Per outcome row, its contribution (0 or 1) to each count of ``COUNT_COLUMNS``.
 
     :func:`counts` sums these per group; a grouping done elsewhere (Fairlearn's MetricFrame
-    in :mod:`hinter.group_bias`) sums the same columns. Aligned with the input's index.
+    in :mod:`hinter.rq.group_bias`) sums the same columns. Aligned with the input's index.
     """
     frame = _as_frame(outcomes)
     v = _verdicts(frame, threshold, rule, given)

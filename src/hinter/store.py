@@ -1,7 +1,7 @@
 """The one SQLite key-value store under every persistent cache of the project.
 
 The prediction cache (:mod:`hinter.models.cache`), the parse cache (:mod:`hinter.invariant.cache`),
-the grammar score cache (:mod:`hinter.grammaticality.cache`) and the API response cache
+the grammar score cache (:mod:`hinter.grammar.cache`) and the API response cache
 (:mod:`hinter.models.chat_openai`) each keep their own tables and file, and share what a cache
 must get right:
 

@@ -19,9 +19,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from hinter.errors import ConfigError
-from hinter.grammaticality import COUNTED, count_words, make_checker, score
-from hinter.grammaticality.cache import ScoreCache
-from hinter.grammaticality.stage import check_texts
+from hinter.grammar import COUNTED, count_words, make_checker, score
+from hinter.grammar.cache import ScoreCache
+from hinter.grammar.stage import check_texts
 
 VERSION = "6.8"
 # (pattern, rule id, category id, issue type), ids and categories as LanguageTool 6 reports

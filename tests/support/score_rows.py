@@ -1,4 +1,4 @@
-"""Hand-made grammar-score files (:data:`hinter.grammaticality.SCORES`) for the RQ2 and RQ3
+"""Hand-made grammar-score files (:data:`hinter.grammar.SCORES`) for the RQ2 and RQ3
 tests: rows given as (kind, doc_id, order, valid, biased, words, issues) dicts."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from hinter.grammaticality import SCORES
-from hinter.grammaticality.scoring import CATEGORIES
+from hinter.grammar import SCORES
+from hinter.grammar.scoring import CATEGORIES
 
 
 def score_rows(rows: list[dict]) -> pa.Table:

@@ -48,7 +48,7 @@ def test_the_threshold_rule_is_not_attributed_to_the_paper(repo):
 def test_the_max_parity_gap_is_not_called_lalors_fairness_violation(repo):
     """F15: the scope's largest gap of bias rates is Lalor's FV with the bias rate in place of
     the TPR, and every place that describes it says so."""
-    from hinter import group_bias
+    from hinter.rq import group_bias
 
     doc = " ".join(group_bias.__doc__.split())
     assert "*not* Lalor's fairness violation" in doc and "in place of the TPR" in doc

@@ -7,7 +7,7 @@ import functools
 from hinter.config import REPO_ROOT
 from hinter.dictionary import coverage
 from hinter.dictionary.pairs import compile_dictionary, load_attributes
-from hinter.sbic import Mention
+from hinter.dictionary.sbic import Mention
 
 RESOURCES = REPO_ROOT / "resources" / "dictionary"
 

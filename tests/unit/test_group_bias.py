@@ -11,7 +11,7 @@ from oracle_cases import TEXT, Suite
 
 from hinter import rates
 from hinter.errors import DataError
-from hinter.group_bias import class_families, group_rates, group_summary, mutant_classes
+from hinter.rq.group_bias import class_families, group_rates, group_summary, mutant_classes
 
 PAIRS = pd.DataFrame(
     [

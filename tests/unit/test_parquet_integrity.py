@@ -11,10 +11,10 @@ import pyarrow as pa
 import pytest
 
 from hinter import io, tables
+from hinter.dictionary.sbic import MENTIONS
 from hinter.errors import DataError
-from hinter.grammaticality.stage import SCORES
+from hinter.grammar.stage import SCORES
 from hinter.rq.examples import EXAMPLES
-from hinter.sbic import MENTIONS
 
 # every intermediate kind a later rule reads, by the results folder of its writer
 KINDS = {

@@ -9,7 +9,7 @@ import pytest
 from score_rows import sample, score_rows
 
 from hinter import io
-from hinter.grammaticality import SCORES
+from hinter.grammar import SCORES
 from hinter.rq import figures, rq2, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ScoreFile

@@ -14,7 +14,7 @@ from score_rows import sample, score_rows
 
 from hinter import io, tables
 from hinter.errors import DataError
-from hinter.grammaticality import SCORES
+from hinter.grammar import SCORES
 from hinter.rq import rq3, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ScoreFile

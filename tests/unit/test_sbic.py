@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from hinter import cli, sbic
+from hinter import cli
 from hinter.config import REPO_ROOT
+from hinter.dictionary import sbic
 from hinter.errors import DataError
 
 CSVS = sbic.member_names()

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 from loopback_hub import real_path
 
-from hinter import sbic
 from hinter.config import REPO_ROOT
+from hinter.dictionary import sbic
 
 AGG, ANN = "SBIC.v2.agg.dev.csv", "SBIC.v2.dev.csv"
 
@@ -43,7 +43,7 @@ def test_recorded_member_digests_are_the_real_files(dev):
 
 def test_aggregating_the_annotations_rebuilds_the_authors_file_byte_for_byte(dev, tmp_path):
     """The '7 more posts' gap: the 7 dev posts nobody rated for offensiveness are not in the
-    authors' aggregated file; hinter.sbic.aggregate now leaves them out too."""
+    authors' aggregated file; hinter.dictionary.sbic.aggregate now leaves them out too."""
     ann, agg, _ = dev
     with ann.open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hinter import sbic
 from hinter.demo import sbic as demo
+from hinter.dictionary import sbic
 from hinter.dictionary.terms import split_groups
 from hinter.errors import DataError
 

@@ -9,9 +9,9 @@ import pytest
 from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.edits import apply_edits
-from hinter.grammaticality import SCORES, count_words, make_checker, score
-from hinter.grammaticality.runs import grammar_runs
-from hinter.grammaticality.scoring import COUNTED
+from hinter.grammar import SCORES, count_words, make_checker, score
+from hinter.grammar.runs import grammar_runs
+from hinter.grammar.scoring import COUNTED
 from hinter.layout import RunLayout
 
 pytestmark = pytest.mark.workflow

@@ -285,7 +285,7 @@ def rq_files(rq, kind, part=""):
 
 
 # -- grammar scores (RQ2, RQ3.3): one balanced sample per (model, dataset) of `grammar` ------
-from hinter.grammaticality.runs import grammar_runs
+from hinter.grammar.runs import grammar_runs
 
 try:
     GRAMMAR_RUNS = grammar_runs(config)

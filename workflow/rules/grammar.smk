@@ -1,9 +1,9 @@
 # Grammatical validity (RQ2, RQ3.3): a balanced sample of originals, valid and discarded
 # mutants per (model, dataset), labelled by the model's outcomes and scored by a grammar
-# checker (hinter.grammaticality). With grammar.sample.disjoint, each model of a dataset draws
+# checker (hinter.grammar). With grammar.sample.disjoint, each model of a dataset draws
 # from its own seeded share of the documents (document_share).
 
-from hinter.grammaticality.runs import document_share
+from hinter.grammar.runs import document_share
 
 
 rule grammar_scores:

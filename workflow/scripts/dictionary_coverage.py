@@ -1,7 +1,7 @@
 """Rule dictionary_coverage: curated terms vs SBIC support -> coverage.md + TSVs (printed)."""
 
-from hinter import io, sbic
-from hinter.dictionary import coverage, pairs
+from hinter import io
+from hinter.dictionary import coverage, pairs, sbic
 from hinter.workflow import run
 
 

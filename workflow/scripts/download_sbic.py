@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from hinter import sbic
+from hinter.dictionary import sbic
 from hinter.workflow import run
 
 run(

@@ -2,7 +2,7 @@
 
 import logging
 
-from hinter import sbic
+from hinter.dictionary import sbic
 from hinter.workflow import run
 
 

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from hinter.grammaticality import make_checker, score_sample
-from hinter.grammaticality.runs import checker_settings, sample_options
+from hinter.grammar import make_checker, score_sample
+from hinter.grammar.runs import checker_settings, sample_options
 from hinter.workflow import run
 
 

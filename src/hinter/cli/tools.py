@@ -10,7 +10,7 @@ from hinter.config import REPO_ROOT
 
 
 def cmd_sbic_download(args: argparse.Namespace) -> int:
-    from hinter import sbic
+    from hinter.dictionary import sbic
 
     url = args.url or sbic.DEFAULT_URL
     for path in sbic.acquire(url, args.dest, args.checksums, record=args.record):

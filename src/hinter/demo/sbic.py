@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from hinter import sbic
+from hinter.dictionary import sbic
 
 # Canonical group names per SBIC category; each belongs to one category only, so any term that
 # shows up under another category in an extraction is leakage. Several match dictionary words

@@ -22,8 +22,8 @@ from hinter import io
 from hinter.dictionary.curated import AttributeSpec
 from hinter.dictionary.files import write_tsv
 from hinter.dictionary.pairs import Note
+from hinter.dictionary.sbic import Mention
 from hinter.dictionary.terms import contains_term
-from hinter.sbic import Mention
 
 RESOLVED = ("annotation", "single_category", "majority")
 DEFAULT_CATEGORIES = {

@@ -22,7 +22,7 @@ Shared parts:
 One module per research question:
 
 - :mod:`hinter.rq.rq1` — RQ1: Table 3, Figs. 4–6, the truth table, examples, and
-  :mod:`hinter.rq.groups` — group-level bias;
+  :mod:`hinter.rq.groups` — group-level bias (the measures in :mod:`hinter.rq.group_bias`);
 - :mod:`hinter.rq.rq2` — RQ2: grammatical validity, Fig. 8a;
 - :mod:`hinter.rq.rq3` — RQ3: the dependency invariant, Figs. 7, 8b and 8c;
 - :mod:`hinter.rq.rq4` — RQ4: atomic vs intersectional, Figs. 9 and 10;

@@ -4,7 +4,7 @@ whether the paper's number lies inside it — so a reproducer sees at a glance w
 
 Built from the RQ tables' CSV files (each number is computed once, by its RQ; this module only
 looks them up and pools counts) and from the grammar scores of the ``grammar`` stage (their
-pooled score and interval by :func:`hinter.grammaticality.summary.pooled_scores`). A number
+pooled score and interval by :func:`hinter.grammar.summary.pooled_scores`). A number
 the run does not cover (a model or dataset it did not test, no N=3 suite, no grammar sample)
 is shown as "not run". Registered as ``paper_vs_run`` (:data:`hinter.rq.outputs.COMPARISON`),
 written to ``results/<run>/paper/``.
@@ -19,8 +19,8 @@ from typing import Any
 import pandas as pd
 
 from hinter import io
-from hinter.grammaticality.stage import SCORES
-from hinter.grammaticality.summary import pooled_scores
+from hinter.grammar.stage import SCORES
+from hinter.grammar.summary import pooled_scores
 from hinter.layout import PAPER
 from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import intervals, outputs, paper
@@ -148,7 +148,7 @@ def grammar_rows(scores: pd.DataFrame, boot: Bootstrap) -> list[dict]:
     """RQ2 as the paper reports it (002 l.354: intersectional mutation): the pooled grammar
     score of the valid 2-intersectional mutants and of their originals, each text once (a text
     sampled for several models or orders counts once), with intervals over documents
-    (:func:`~hinter.grammaticality.summary.pooled_scores`); and their paired difference.
+    (:func:`~hinter.grammar.summary.pooled_scores`); and their paired difference.
 
     The levels are another checker's (Harper or LanguageTool, not Grammarly): shown, marked not
     comparable. The difference (valid − original) is what the paper's finding is about and is

@@ -4,7 +4,7 @@ dataset and pooled, with bootstrap intervals, groups above their scope's mean fl
 heatmap of the intersectional groups. Written by rule ``rq1_groups`` as RQ1 outputs
 (subcategory "Group bias").
 
-The grouping is :mod:`hinter.group_bias` (Fairlearn's ``MetricFrame``): a mutant belongs to the
+The grouping is :mod:`hinter.rq.group_bias` (Fairlearn's ``MetricFrame``): a mutant belongs to the
 classes its pairs swap *to* (``target_class``) — ``British -> Pakistani`` speaks of the class of
 ``Pakistani`` — and classes are split into the families their pairings connect, as Table 4's
 fine-grained (R1) and coarse (R2) race groups. Only valid mutants count, so only they are read:
@@ -23,10 +23,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from matplotlib.figure import Figure
 
-from hinter import group_bias, io, statistics, tables
+from hinter import io, statistics, tables
 from hinter.plots import heatmap, style
 from hinter.render import Table, document, markdown_table, percent, prose, write_table
-from hinter.rq import figures, outputs
+from hinter.rq import figures, group_bias, outputs
 from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
@@ -67,7 +67,7 @@ def read_valid(files: Sequence[OutcomeFile]) -> pd.DataFrame:
 
 
 def collect(files: Sequence[OutcomeFile], pairs: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per (model, dataset): the groups' table (:func:`hinter.group_bias.group_rates`) and their
+    """Per (model, dataset): the groups' table (:func:`hinter.rq.group_bias.group_rates`) and their
     per-document counts (for the intervals), one (model, dataset) read at a time."""
     rated, docs = [], []
     for group in by_model_and_dataset(files):

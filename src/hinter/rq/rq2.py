@@ -2,7 +2,7 @@
 ``results/<run>/rq2/``.
 
 Grammar scores of originals vs valid mutants, atomic vs intersectional, bias-inducing vs benign,
-pooled over every grammar run's balanced sample (:mod:`hinter.grammaticality`), with bootstrap
+pooled over every grammar run's balanced sample (:mod:`hinter.grammar`), with bootstrap
 intervals over original documents and paired comparisons (:mod:`hinter.rq.scores`). The figure
 is drawn from the table's CSV file, so every number is computed once.
 """

@@ -1,8 +1,8 @@
 """Grammar scores of groups of texts and their differences, for RQ2 (Fig. 8a) and RQ3.3 (Fig. 8c).
 
-The scores come from the grammar runs' files (:data:`hinter.grammaticality.SCORES`, one per
+The scores come from the grammar runs' files (:data:`hinter.grammar.SCORES`, one per
 (model, dataset)); a group's score is the pooled, word-weighted score of
-:func:`hinter.grammaticality.pooled_scores`, with its bootstrap interval. A comparison of two
+:func:`hinter.grammar.pooled_scores`, with its bootstrap interval. A comparison of two
 groups (mutants vs their originals, valid vs discarded mutants, bias-inducing vs benign texts)
 is the difference of their pooled scores, with a percentile interval from the same bootstrap
 over original documents: an original and its mutants are drawn together, so the comparison is
@@ -22,8 +22,8 @@ import numpy as np
 import pandas as pd
 
 from hinter import io
-from hinter.grammaticality import SCORES, pooled_scores
-from hinter.grammaticality.summary import pooled_frame
+from hinter.grammar import SCORES, pooled_scores
+from hinter.grammar.summary import pooled_frame
 from hinter.plots import style
 from hinter.render import Table, document, markdown_table
 from hinter.rq.intervals import Bootstrap, cell

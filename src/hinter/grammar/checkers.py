@@ -7,7 +7,7 @@
   first use) or any server given by ``remote_server`` (``http://host:8081``).
 
 Each checker maps its own rule kinds onto the shared categories of
-:mod:`hinter.grammaticality.scoring`, and names itself (``identity``) and its version for the
+:mod:`hinter.grammar.scoring`, and names itself (``identity``) and its version for the
 score cache: a different checker, setting or version never reuses another's scores.
 """
 
@@ -19,7 +19,7 @@ from importlib import metadata
 from typing import Any, Protocol
 
 from hinter.errors import ConfigError, HinterError, first_line
-from hinter.grammaticality.scoring import Issue
+from hinter.grammar.scoring import Issue
 
 log = logging.getLogger(__name__)
 

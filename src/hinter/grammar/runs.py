@@ -7,7 +7,7 @@ from typing import Any
 
 from hinter import plan
 from hinter.errors import ConfigError
-from hinter.grammaticality.sample import SampleOptions
+from hinter.grammar.sample import SampleOptions
 
 
 def grammar_runs(config: dict[str, Any]) -> list[plan.ModelRun]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hinter.edits import text_hash
-from hinter.grammaticality.scoring import CATEGORIES
+from hinter.grammar.scoring import CATEGORIES
 from hinter.store import Store
 
 log = logging.getLogger(__name__)

@@ -21,10 +21,10 @@ import pyarrow.compute as pc
 from hinter import io, tables
 from hinter.edits import apply_edits
 from hinter.errors import DataError
-from hinter.grammaticality.cache import ScoreCache
-from hinter.grammaticality.checkers import Checker
-from hinter.grammaticality.sample import OUTCOME_COLUMNS, Sample, SampleOptions, draw_suites
-from hinter.grammaticality.scoring import CATEGORIES, count_words, counted_issues, score
+from hinter.grammar.cache import ScoreCache
+from hinter.grammar.checkers import Checker
+from hinter.grammar.sample import OUTCOME_COLUMNS, Sample, SampleOptions, draw_suites
+from hinter.grammar.scoring import CATEGORIES, count_words, counted_issues, score
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 # - suite, attributes, valid: the mutant's (null for an original).
 # - biased: a mutant is bias-inducing for the model; an original is bias-inducing for that
 #   order (>= 1 bias-inducing valid mutant of that order); null when the outcome is unknown.
-# - words, issues (counted categories), score (hinter.grammaticality.scoring), and the issues of
+# - words, issues (counted categories), score (hinter.grammar.scoring), and the issues of
 #   every category; checker and checker_version name what scored it.
 SCORES = pa.schema(
     [

@@ -14,7 +14,7 @@ from oracle_cases import Suite
 
 from hinter import io, rates, tables
 from hinter.errors import ConfigError, DataError
-from hinter.grammaticality import (
+from hinter.grammar import (
     CATEGORIES,
     COUNTED,
     SCORES,
@@ -27,9 +27,9 @@ from hinter.grammaticality import (
     score,
     score_sample,
 )
-from hinter.grammaticality.cache import ScoreCache
-from hinter.grammaticality.checkers import HARPER_CATEGORIES
-from hinter.grammaticality.stage import check_texts
+from hinter.grammar.cache import ScoreCache
+from hinter.grammar.checkers import HARPER_CATEGORIES
+from hinter.grammar.stage import check_texts
 
 
 @pytest.fixture(scope="module")
@@ -309,7 +309,7 @@ def test_disjoint_shares_give_each_model_its_own_documents():
 def test_the_paper_config_draws_disjoint_shares(repo):
     from hinter import plan
     from hinter.config import load_yaml, validate_config
-    from hinter.grammaticality.runs import document_share, grammar_runs, sample_options
+    from hinter.grammar.runs import document_share, grammar_runs, sample_options
 
     config = validate_config(load_yaml(repo / "config" / "config.yaml"))
     assert config["grammar"]["sample"]["disjoint"] is True
@@ -406,7 +406,7 @@ def test_stage_names_a_mutant_missing_from_its_shards(tmp_path, harper):
 def test_grammar_runs_follow_the_config(repo):
     from hinter import plan
     from hinter.config import load_yaml, validate_config
-    from hinter.grammaticality.runs import checker_settings, grammar_runs, sample_options
+    from hinter.grammar.runs import checker_settings, grammar_runs, sample_options
 
     paper = validate_config(load_yaml(repo / "config" / "config.yaml"))
     runs = grammar_runs(paper)
@@ -433,7 +433,7 @@ def test_grammar_runs_follow_the_config(repo):
 
 
 def test_pooled_scores_are_word_weighted_with_document_intervals():
-    from hinter.grammaticality.summary import pooled_scores
+    from hinter.grammar.summary import pooled_scores
 
     rows = []
     for d in range(200):
@@ -453,7 +453,7 @@ def test_pooled_scores_are_word_weighted_with_document_intervals():
 
 
 def test_per_document_cap_yields_when_a_pool_has_too_few_documents():
-    from hinter.grammaticality.sample import _take
+    from hinter.grammar.sample import _take
 
     pool = pd.DataFrame({"doc_id": ["a"] * 5 + ["b"] * 2, "mutant_id": list("1234567")})
     assert _take(pool, 4, 2)["mutant_id"].tolist() == ["1", "2", "6", "7"]  # 2 per document

@@ -31,7 +31,7 @@ def pooled_scores(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """Per group of ``by`` (columns of :data:`~hinter.grammaticality.stage.SCORES` rows, e.g.
+    """Per group of ``by`` (columns of :data:`~hinter.grammar.stage.SCORES` rows, e.g.
     ``kind``, ``order``, ``valid``, ``biased``): ``texts``, ``words``, ``issues``, the pooled
     ``score``, the unweighted ``mean_score`` and the interval ``low``/``high`` of the pooled
     score."""
