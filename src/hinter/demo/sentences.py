@@ -7,7 +7,9 @@ frames that carry a legal label and the IMDB sentiment sentences that carry its 
 
 from __future__ import annotations
 
-from hinter.demo.grammar import Phrase, PhraseWriter, Sentence, attach, phrase, tok
+from collections.abc import Sequence
+
+from hinter.demo.grammar import Phrase, PhraseWriter, Sentence, Token, attach, phrase, tok
 
 
 class Writer(PhraseWriter):
@@ -266,22 +268,26 @@ class Writer(PhraseWriter):
         attach(rel, who_np.root, "relcl")
         return self.sentence_from(phrase(det, noun, verb, who_np, who, rel, robj, root=verb))
 
+    def described_party(self, noun: Token, p_race: float, heads: Sequence[str]) -> Phrase:
+        """'the applicant, a Syrian woman,': a party of a case with an appositive in commas."""
+        det = attach(tok("the", "DT"), noun, "det")
+        c1 = attach(tok(",", ",", join=True), noun, "punct")
+        race = self.term("race_mod") if self.chance(p_race) else None
+        app = self.noun_group(self.term(self.pick(heads)), race, det=False)
+        art = attach(self.article(app, definite=False), app.root, "det")
+        attach(app, noun, "appos")
+        c2 = attach(tok(",", ",", join=True), noun, "punct")
+        return phrase(det, noun, c1, art, app, c2, root=noun)
+
     def s_court_facts(self) -> Sentence:
         r = self.rng.random()
         if r < 0.5:  # "The applicant, a Syrian woman, was born in 1975."
-            noun = tok("applicant", "NN")
-            det = attach(tok("the", "DT"), noun, "det")
-            c1 = attach(tok(",", ",", join=True), noun, "punct")
-            race = self.term("race_mod") if self.chance(0.85) else None
-            app = self.noun_group(self.term(self.pick(["person_sg", "job_sg"])), race, det=False)
-            art = attach(self.article(app, definite=False), app.root, "det")
-            attach(app, noun, "appos")
-            c2 = attach(tok(",", ",", join=True), noun, "punct")
+            subj = self.described_party(tok("applicant", "NN"), 0.85, ("person_sg", "job_sg"))
             verb = tok("born", "VBN")
-            attach(noun, verb, "nsubjpass")
+            attach(subj, verb, "nsubjpass")
             aux = attach(tok("was", "VBD"), verb, "auxpass")
             pp = self.year_pp(verb)
-            return self.sentence_from(phrase(det, noun, c1, art, app, c2, aux, verb, pp, root=verb))
+            return self.sentence_from(phrase(subj, aux, verb, pp, root=verb))
         # "The applicant's son was arrested by the police in 2004."
         owner = tok("applicant", "NN")
         det = attach(tok("the", "DT"), owner, "det")
@@ -406,20 +412,14 @@ class Writer(PhraseWriter):
 
     def t_petitioner(self, topic: Phrase, dataset: str) -> Sentence:
         noun = tok(self.pick(["petitioner", "respondent"]), "NN")
-        det = attach(tok("the", "DT"), noun, "det")
-        c1 = attach(tok(",", ",", join=True), noun, "punct")
-        race = self.term("race_mod") if self.chance(0.8) else None
-        app = self.noun_group(self.term(self.pick(["job_sg", "person_sg"])), race, det=False)
-        art = attach(self.article(app, definite=False), app.root, "det")
-        attach(app, noun, "appos")
-        c2 = attach(tok(",", ",", join=True), noun, "punct")
+        subj = self.described_party(noun, 0.8, ("job_sg", "person_sg"))
         verb = tok("raised", "VBD")
-        attach(noun, verb, "nsubj")
+        attach(subj, verb, "nsubj")
         q = tok("question", "NN")
         qa = attach(tok("a", "DT"), q, "det")
         attach(q, verb, "dobj")
         pp = self.pp(q, "of", topic)
-        return self.sentence_from(phrase(det, noun, c1, art, app, c2, verb, qa, q, pp, root=verb))
+        return self.sentence_from(phrase(subj, verb, qa, q, pp, root=verb))
 
     def t_held(self, topic: Phrase, dataset: str) -> Sentence:
         subj = self._np("the Court", "DT NNP")
