@@ -7,15 +7,9 @@ import random
 import pytest
 import spacy
 
-from hinter.demo.grammar import (
-    DEP_LABELS,
-    DOMAINS,
-    PTB_TAGS,
-    Lexicon,
-    Sentence,
-    Writer,
-    parse_tokens,
-)
+from hinter.demo.grammar import DOMAINS, Lexicon, Sentence, parse_tokens
+from hinter.demo.sentences import Writer
+from hinter.demo.tags import DEP_LABELS, PTB_TAGS
 from hinter.errors import DataError
 
 

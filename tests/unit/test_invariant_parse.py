@@ -18,7 +18,8 @@ import inv_corpus as corpus
 import pytest
 import spacy
 
-from hinter.demo.grammar import DOMAINS, Lexicon, Writer
+from hinter.demo.grammar import DOMAINS, Lexicon
+from hinter.demo.sentences import Writer
 from hinter.errors import ConfigError
 from hinter.invariant import SentenceSplitter, load_pipeline, parse_of
 from hinter.invariant import parse as parse_module

@@ -4,9 +4,10 @@ One dataset per name of ``hinter.data.FACTS``: IMDB-like binary sentiment (train
 empty validation split, like the hub) and one LexGLUE-like set per legal task (ECtHR multi-label
 over the 10 articles with empty label sets, SCOTUS the hub's 13 issue areas, EUR-LEX 100
 labels multi-label, LEDGAR 100 clause types). Texts are several sentences of the demo grammar
-(`hinter.demo.grammar`), rich in bias-dictionary words of all three attributes; the labels are
-learnable from topic sentences (sentiment words, label-name phrases). Everything is drawn from
-``random.Random`` seeded by (seed, dataset, split): the same settings give the same tables.
+(`hinter.demo.sentences` on `hinter.demo.grammar`), rich in bias-dictionary words of all three
+attributes; the labels are learnable from topic sentences (sentiment words, label-name phrases).
+Everything is drawn from ``random.Random`` seeded by (seed, dataset, split): the same settings
+give the same tables.
 
 Optional planted bias (``data.demo.planted_bias`` = s, ``resources/demo/planted_bias.tsv``): in
 the TRAIN split only, documents with a cued label fill their dictionary slots from the cued
@@ -34,7 +35,8 @@ from hinter.data import (
     display_names,
     write_dataset,
 )
-from hinter.demo.grammar import Lexicon, Sentence, Writer, default_resources
+from hinter.demo.grammar import Lexicon, Sentence, default_resources
+from hinter.demo.sentences import Writer
 from hinter.errors import ConfigError, DataError
 
 log = logging.getLogger(__name__)

@@ -1,0 +1,215 @@
+"""Catalogue rows: the arguments of ``hinter test``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hinter import cli
+from hinter.layout import RunLayout
+
+from .cases import Case, W, assert_one_line_before_any_work, hinter_test
+
+CASES = [
+    Case("batch-size-0", 1, r"--batch-size: .*≥ 1, got 0", hinter_test("--batch-size", "0")),
+    Case(
+        "batch-size-negative", 1, r"--batch-size: .*≥ 1, got -3", hinter_test("--batch-size", "-3")
+    ),
+    Case(
+        "batch-size-text",
+        1,
+        r"--batch-size: expected an integer, got 'x'",
+        hinter_test("--batch-size", "x"),
+    ),
+    Case(
+        "max-documents-0", 1, r"--max-documents: .*≥ 1, got 0", hinter_test("--max-documents", "0")
+    ),
+    Case(
+        "max-documents-negative",
+        1,
+        r"--max-documents: .*got -1",
+        hinter_test("--max-documents", "-1"),
+    ),
+    Case(
+        "max-mutants-0",
+        1,
+        r"--max-mutants-per-document: .*got 0",
+        hinter_test("--max-mutants-per-document", "0"),
+    ),
+    Case(
+        "max-mutants-negative",
+        1,
+        r"--max-mutants-per-document: .*got -1",
+        hinter_test("--max-mutants-per-document", "-1"),
+    ),
+    Case("examples-negative", 1, r"--examples: .*≥ 0, got -1", hinter_test("--examples", "-1")),
+    Case(
+        "max-sentence-chars-negative",
+        1,
+        r"--max-sentence-chars: .*got -5",
+        hinter_test("--max-sentence-chars", "-5"),
+    ),
+    Case(
+        "max-sentence-chars-0",
+        1,
+        r"--max-sentence-chars: .*got 0",
+        hinter_test("--max-sentence-chars", "0"),
+    ),
+    Case(
+        "threshold-2",
+        1,
+        r"--threshold: expected a number in 0\.\.1, got 2",
+        hinter_test("--threshold", "2"),
+    ),
+    Case("threshold-negative", 1, r"--threshold: .*0\.\.1", hinter_test("--threshold", "-0.1")),
+    Case("threshold-text", 1, r"--threshold: .*got 'abc'", hinter_test("--threshold", "abc")),
+    Case("orders-letter", 1, r"--orders: 'a' is not an order", hinter_test("--orders", "a")),
+    Case(
+        "orders-beyond-attributes",
+        1,
+        r"--orders: order 4 needs 4 attributes, but --attributes has 3",
+        hinter_test("--orders", "1,4"),
+    ),
+    Case("orders-mixed", 1, r"--orders: 'x' is not an order", hinter_test("--orders", "1,x")),
+    Case("orders-empty", 1, r"--orders: expected orders like 1,2", hinter_test("--orders", "")),
+    Case("orders-zero", 1, r"--orders: '0' is not an order", hinter_test("--orders", "0")),
+    Case("orders-repeated", 1, r"--orders: an order is repeated", hinter_test("--orders", "1,1")),
+    Case(
+        "orders-3-of-2-attributes",
+        1,
+        r"--orders: order 3 needs 3 attributes",
+        hinter_test("--orders", "3", "--attributes", "race,gender"),
+    ),
+    Case(
+        "attributes-unknown",
+        1,
+        r"--attributes: unknown attribute\(s\) 'religion'",
+        hinter_test("--attributes", "religion"),
+    ),
+    Case(
+        "attributes-empty", 1, r"--attributes: expected attributes", hinter_test("--attributes", "")
+    ),
+    Case(
+        "attributes-repeated",
+        1,
+        r"--attributes: an attribute is repeated",
+        hinter_test("--attributes", "race,race"),
+    ),
+    Case(
+        "attributes-trailing-comma",
+        1,
+        r"--attributes: expected attributes",
+        hinter_test("--attributes", "race,"),
+    ),
+    Case("seed-negative", 1, r"--seed: .*got -1", hinter_test("--seed", "-1")),
+    Case(
+        "task-type-unknown",
+        1,
+        r"--task-type: invalid choice: 'both'",
+        hinter_test("--task-type", "both"),
+    ),
+    Case(
+        "pairing-unknown", 1, r"--pairing: invalid choice: 'full'", hinter_test("--pairing", "full")
+    ),
+    Case(
+        "label-format-unknown",
+        1,
+        r"--label-format: invalid choice",
+        hinter_test("--label-format", "guess"),
+    ),
+    Case(
+        "fail-above-no-value",
+        1,
+        r"--fail-above: expected RATE=PERCENT",
+        hinter_test("--fail-above", "hidden"),
+    ),
+    Case(
+        "fail-above-not-number",
+        1,
+        r"--fail-above: hidden: 'abc' is not a percentage",
+        hinter_test("--fail-above", "hidden=abc"),
+    ),
+    Case(
+        "fail-above-over-100",
+        1,
+        r"--fail-above: hidden: '150' is not a percentage in 0\.\.100",
+        hinter_test("--fail-above", "hidden=150"),
+    ),
+    Case(
+        "fail-above-unknown-rate",
+        1,
+        r"--fail-above: unknown rate 'bogus' \(known: atomic, intersectional, hidden",
+        hinter_test("--fail-above", "bogus=5"),
+    ),
+    Case(
+        "fail-above-twice",
+        1,
+        r"--fail-above: rate 'hidden' is given twice",
+        hinter_test("--fail-above", "hidden=5", "--fail-above", "hidden=6"),
+    ),
+    Case(
+        "fail-above-unplanned-suite",
+        1,
+        r"--fail-above: unknown rate 'inter-race\+gender'",
+        hinter_test("--orders", "1", "--fail-above", "inter-race+gender=5"),
+    ),
+    # review 2026-11-25 (G02): a gate on an aggregate no planned suite computes passes on nothing
+    Case(
+        "fail-above-unplanned-aggregate",
+        1,
+        r"--fail-above intersectional: no intersectional suite is planned",
+        hinter_test("--orders", "1", "--fail-above", "intersectional=0"),
+    ),
+    Case(
+        "fail-above-hidden-without-intersections",
+        1,
+        r"--fail-above hidden: no intersectional suite is planned",
+        hinter_test("--orders", "1", "--fail-above", "hidden=0"),
+    ),
+    # review 2026-11-25 (G03): --json is guarded as --out is
+    Case(
+        "json-is-the-input-file",
+        1,
+        r"--json .*texts\.csv: is the input file",
+        lambda w: hinter_test("--json", str(w.data))(w),
+    ),
+    Case(
+        "json-inside-the-model-folder",
+        1,
+        r"--json .*config\.json: inside the model folder",
+        lambda w: hinter_test("--json", str(w.model / "config.json"))(w),
+    ),
+    Case(
+        "json-over-a-result-of-the-run",
+        1,
+        r"--json .*: would overwrite rq1/truth_table\.csv of the run",
+        lambda w: hinter_test("--json", RunLayout(w.out).rq_output(1, "truth_table", "csv"))(w),
+        setup=lambda w: (
+            Path(RunLayout(w.out).rq_dir(1)).mkdir(parents=True),
+            (w.out / cli.LOCK).write_text(""),
+            Path(RunLayout(w.out).rq_output(1, "truth_table", "csv")).write_text("x"),
+        ),
+    ),
+    Case(
+        "fail-above-no-name",
+        1,
+        r"--fail-above: expected RATE=PERCENT",
+        hinter_test("--fail-above", "=5"),
+    ),
+    Case("unknown-flag", 1, r"unrecognized arguments: --frobnicate", hinter_test("--frobnicate")),
+    Case("missing-data-argument", 1, r"required: data", lambda w: ["test", str(w.model)]),
+    Case(
+        "text-column-empty",
+        1,
+        r"--text-column: the column name is empty",
+        hinter_test("--text-column", " "),
+    ),
+    Case("no-subcommand", 1, r"required: command", lambda w: []),
+    Case("unknown-subcommand", 1, r"invalid choice: 'tset'", lambda w: ["tset"]),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_bad_input_is_one_line_before_any_work(case: Case, workspace: W, tiny_model, capsys):
+    assert_one_line_before_any_work(case, workspace, tiny_model, capsys)
