@@ -140,3 +140,22 @@ def test_the_rules_script_writes_both_files(tmp_path, repo):
     with open(out.csv, newline="") as fh:
         (row,) = list(csv.DictReader(fh))
     assert (row["accuracy"], row["hinter_micro_f1"]) == ("100.00", "92.90")
+
+
+def test_the_rule_reads_every_llm_runs_default_predictions(repo):
+    from hinter import plan
+    from hinter.config import load_yaml, validate_config
+    from hinter.layout import RunLayout
+    from hinter.models.performance import llm_performance_runs
+
+    config = validate_config(load_yaml(repo / "config" / "demo.yaml"))
+    layout = RunLayout("results/demo")
+    runs = llm_performance_runs(config, layout)
+    expected = [(r.model, r.dataset) for r in plan.model_runs(config) if r.kind == "llm"]
+    assert [(r["model"], r["dataset"]) for r in runs] == expected and expected
+    for run in runs:
+        shards = plan.shard_ids(config, run["dataset"])
+        assert run["predictions"] == [
+            layout.predictions(run["model"], run["dataset"], sh) for sh in shards
+        ]  # the default variant: RQ6's repeated runs and templates are not read
+        assert run["tested"] == [layout.tested(run["dataset"], sh) for sh in shards]

@@ -1,6 +1,8 @@
 # Models under test: fine-tuning of encoders, and one predict stage for every model (encoders and
 # prompted LLMs: hinter.models.predictor), batched, deduplicated and cached.
 
+from hinter.models.performance import llm_performance_runs
+
 
 rule train_encoder:
     """Fine-tune one encoder on one dataset (LexGLUE recipe); keep the best epoch."""
@@ -46,28 +48,13 @@ rule model_performance:
         "../scripts/model_performance.py"
 
 
-def llm_performance_runs():
-    """Each LLM (model, dataset): its default-variant predictions and tested documents, by shard."""
-    return [
-        {
-            "model": r.model,
-            "dataset": r.dataset,
-            "predictions": [L.predictions(r.model, r.dataset, sh) for sh in shards(r.dataset)],
-            "tested": [L.tested(r.dataset, sh) for sh in shards(r.dataset)],
-            "meta": L.meta(r.dataset),
-        }
-        for r in model_runs()
-        if r.kind == "llm"
-    ]
-
-
 rule llm_performance:
     """Our LLMs' accuracy and F1 on the original documents beside the paper's (001 Table 5),
     from the predictions the predict stage already wrote."""
     input:
-        predictions=[p for run in llm_performance_runs() for p in run["predictions"]],
-        tested=[p for run in llm_performance_runs() for p in run["tested"]],
-        metas=[run["meta"] for run in llm_performance_runs()],
+        predictions=[p for run in llm_performance_runs(config, L) for p in run["predictions"]],
+        tested=[p for run in llm_performance_runs(config, L) for p in run["tested"]],
+        metas=[run["meta"] for run in llm_performance_runs(config, L)],
         reported=RESOURCES / "lexglue" / "reported_scores.csv",
     output:
         csv=L.llm_performance("csv"),
@@ -78,7 +65,7 @@ rule llm_performance:
         CORE_ENV
     threads: 1
     params:
-        runs=llm_performance_runs(),
+        runs=llm_performance_runs(config, L),
         checkpoints={name: spec["model"] for name, spec in config["models"]["llms"].items()},
     script:
         "../scripts/llm_performance.py"

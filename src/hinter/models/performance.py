@@ -237,6 +237,28 @@ def _originals(predictions: Sequence[str | Path]) -> dict[str, tuple[list[int], 
     return out
 
 
+def llm_performance_runs(config: Mapping[str, Any], layout: Any) -> list[dict[str, Any]]:
+    """The inputs of rule ``llm_performance``: per LLM (model, dataset), the default variant's
+    predictions and the tested documents of every shard, and the dataset's ``meta.json``."""
+    from hinter import plan
+
+    runs = []
+    for r in plan.model_runs(dict(config)):
+        if r.kind != "llm":
+            continue
+        shards = plan.shard_ids(dict(config), r.dataset)
+        runs.append(
+            {
+                "model": r.model,
+                "dataset": r.dataset,
+                "predictions": [layout.predictions(r.model, r.dataset, sh) for sh in shards],
+                "tested": [layout.tested(r.dataset, sh) for sh in shards],
+                "meta": layout.meta(r.dataset),
+            }
+        )
+    return runs
+
+
 def llm_performance_rows(
     runs: Sequence[Mapping[str, Any]],
     checkpoints: Mapping[str, str],
