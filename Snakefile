@@ -43,6 +43,7 @@ rule all:
         rules.mutation.input,
         rules.invariant.input,
         rules.model_performance.output,
+        rules.llm_performance.output,
         rules.grammar.input,
         rules.rq1.input,
         rules.rq2.input,

@@ -205,6 +205,7 @@ def load_hub(facts: DatasetFacts, source: Mapping[str, Any]):
     try:
         info = HfApi().dataset_info(repo, revision=revision, timeout=15)
     except Exception as exc:
+        hub.raise_if_no_revision(exc, repo, revision)
         raise OfflineError(f"{_offline_message(what)} [{first_line(exc)}]") from None
     sha = info.sha or revision
     dsd = datasets.load_dataset(repo, name, revision=sha)

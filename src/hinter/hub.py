@@ -13,3 +13,17 @@ def offline() -> bool:
         os.environ.get(var, "").strip().lower() in ("1", "true", "yes", "on")
         for var in OFFLINE_VARS
     )
+
+
+def raise_if_no_revision(exc: BaseException, repo: str, revision: str) -> None:
+    """A hub answer that ``repo`` has no ``revision`` (a pinned commit the hub does not have) is
+    the config's fault, not the network's: raise it as one clear :class:`DataError`."""
+    from huggingface_hub.errors import RevisionNotFoundError
+
+    from hinter.errors import DataError
+
+    if isinstance(exc, RevisionNotFoundError):
+        raise DataError(
+            f"{repo} has no revision {revision!r} on the hub: correct the pinned revision "
+            f"(data.hub.<dataset>.revision) or set it to main"
+        ) from None

@@ -143,6 +143,10 @@ class RunLayout:
         """Our encoders' scores beside LexGLUE's (``csv`` or ``md``)."""
         return self._join("models", f"performance.{ext}")
 
+    def llm_performance(self, ext: str) -> str:
+        """Our LLMs' scores on the tested originals beside the paper's (``csv`` or ``md``)."""
+        return self._join("models", f"llm_performance.{ext}")
+
     # -- model outputs (with a variant level) ------------------------------------------------
     def predictions(
         self, model: str, dataset: str, shard: str, variant: str = DEFAULT_VARIANT

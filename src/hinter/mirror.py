@@ -192,6 +192,7 @@ def fetch(repo: str, name: str | None, revision: str, mirror: str | Path) -> dic
     except (DataError, OfflineError):
         raise
     except Exception as exc:
+        hub.raise_if_no_revision(exc, repo, revision)
         raise OfflineError(
             f"downloading {repo} ({name}) at {revision}: {first_line(exc)}"
         ) from None

@@ -157,3 +157,45 @@ def test_confidence_is_the_probability_of_the_answer_tokens():
     assert answer_confidence(unparsed, ends, logprobs) == pytest.approx(0.9 * 0.5 * 0.8 * 0.1**4)
     with pytest.raises(ValueError):
         answer_confidence(answer, ends[:-1], logprobs)
+
+
+@pytest.mark.parametrize(
+    ("raw", "labels", "status"),
+    [
+        # a comment in parentheses after a label does not end the list (review F20)
+        (
+            "Answer: Article 6 (right to a fair trial), Article 8.",
+            ["Article 6", "Article 8"],
+            ANSWER,
+        ),
+        (
+            "Answer: Article 3 (torture) (inhuman treatment), Article 8",
+            ["Article 3", "Article 8"],
+            ANSWER,
+        ),
+        ("Answer: Article 6 (fair trial (civil)), Article 3", ["Article 3", "Article 6"], ANSWER),
+        ("Answer: Article 6 (Article 8)", ["Article 6", "Article 8"], ANSWER),  # a label: read
+        ("Answer: Article 6 (not Article 8), Article 3", ["Article 3", "Article 6"], ANSWER),
+        ("Answer: Article 6 (unclosed, Article 8", ["Article 6"], ANSWER),
+        ("Answer: Article 6 (fair trial). Article 8.", [], NO_ANSWER),  # two lists: contradiction
+        # the Convention's spelling of Protocol No. 1 and the Court's short form
+        ("Answer: Article 1 of Protocol No. 1.", ["Article 1 of Protocol 1"], ANSWER),
+        ("Answer: Article 1 of Protocol No 1", ["Article 1 of Protocol 1"], ANSWER),
+        ("Answer: Article 1 of Protocol Number 1.", ["Article 1 of Protocol 1"], ANSWER),
+        ("Answer: Article 8, P1-1.", ["Article 1 of Protocol 1", "Article 8"], ANSWER),
+        (
+            "The applicant relied on Article 1 of Protocol No. 1.",
+            ["Article 1 of Protocol 1"],
+            ANSWER,
+        ),
+        ("Answer: Article 1 of Protocol No. 12.", [], NO_ANSWER),
+    ],
+)
+def test_ecthr_comments_and_protocol_spellings(raw, labels, status):
+    assert parse("ecthr_a", raw) == (labels, status)
+
+
+def test_alias_end_covers_the_spelling_the_model_gave():
+    raw = "Answer: Article 1 of Protocol No. 1. Explanation follows."
+    answer = AnswerParser(NAMES["ecthr_a"], TASKS["ecthr_a"]).parse(raw)
+    assert raw[: answer.end] == "Answer: Article 1 of Protocol No. 1"

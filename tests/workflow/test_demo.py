@@ -120,6 +120,20 @@ def test_performance_table_lists_every_demo_model(demo_run, config):
             assert (run.model, run.dataset) in ours
 
 
+def test_llm_performance_lists_every_demo_llm(demo_run, config):
+    """SmolLM2's own accuracy and F1 on the tested originals (review F19), from its predictions;
+    no published scores for a demo model."""
+    rows = _csv(RunLayout(str(demo_run)).llm_performance("csv"))
+    ours = {(r["model"], r["dataset"]) for r in rows}
+    for run in plan.model_runs(config):
+        if run.kind == "llm":
+            assert (run.model, run.dataset) in ours
+    for row in rows:
+        assert int(row["documents"]) > 0, row
+        assert 0 <= float(row["accuracy"]) <= 100 and 0 <= float(row["no_answer"]) <= 100
+        assert row["hinter_micro_f1"] == "", row
+
+
 def test_llm_is_tested_like_an_encoder(demo_run, config):
     """SmolLM2 answers the demo's IMDB and SCOTUS prompts (parsed exactly, with confidence), its
     outcomes sit in the RQ1 tables beside the encoders', its few-shot examples are never

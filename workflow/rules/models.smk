@@ -1,6 +1,8 @@
 # Models under test: fine-tuning of encoders, and one predict stage for every model (encoders and
 # prompted LLMs: hinter.models.predictor), batched, deduplicated and cached.
 
+from hinter.models.performance import llm_performance_runs
+
 
 rule train_encoder:
     """Fine-tune one encoder on one dataset (LexGLUE recipe); keep the best epoch."""
@@ -44,6 +46,29 @@ rule model_performance:
         },
     script:
         "../scripts/model_performance.py"
+
+
+rule llm_performance:
+    """Our LLMs' accuracy and F1 on the original documents beside the paper's (001 Table 5),
+    from the predictions the predict stage already wrote."""
+    input:
+        predictions=[p for run in llm_performance_runs(config, L) for p in run["predictions"]],
+        tested=[p for run in llm_performance_runs(config, L) for p in run["tested"]],
+        metas=[run["meta"] for run in llm_performance_runs(config, L)],
+        reported=RESOURCES / "lexglue" / "reported_scores.csv",
+    output:
+        csv=L.llm_performance("csv"),
+        md=L.llm_performance("md"),
+    log:
+        L.logs("models", "llm_performance"),
+    conda:
+        CORE_ENV
+    threads: 1
+    params:
+        runs=llm_performance_runs(config, L),
+        checkpoints={name: spec["model"] for name, spec in config["models"]["llms"].items()},
+    script:
+        "../scripts/llm_performance.py"
 
 
 rule predict:

@@ -10,7 +10,9 @@ so ``Waivers`` counted inside ``No Waivers`` and ``trade`` inside ``trade policy
 3. *List mode*: from there, label names are read one after the other, separated by commas,
    semicolons, ``and``, ``or``, ``&``, ``/``, quotes or emphasis. At each position the
    **longest** label name that matches **whole words** wins, so ``No Waivers`` is one label
-   and ``Article 1`` never matches inside ``Article 10``. The list ends at the first text
+   and ``Article 1`` never matches inside ``Article 10``. A parenthesis right after a label
+   that does not start with a label name is a comment and is skipped (``Article 6 (right to a
+   fair trial), Article 8``). The list ends at the first text
    that is not a label name (``.``, an explanation, an unknown label). ``None`` at the start
    is the empty set, given as an answer. A second list right after it on the same line that
    names another label (``Positive. Negative.``, ``Positive. Answer: Negative.``) contradicts
@@ -21,7 +23,10 @@ so ``Waivers`` counted inside ``No Waivers`` and ``trade`` inside ``trade policy
    review is negative" → Negative). A negation on that line outside the label names (``not``,
    ``no``, ``never``, ``n't``, ...) makes it no answer: ``Not positive.`` must never read as
    Positive, and reading it as the other class would be a guess the parser does not make.
-5. A single-label dataset needs exactly one label: two or more is ambiguous, hence no answer.
+5. Official citation spellings of a label are read as the label: ``Article 1 of Protocol 1``
+   (001 Table 6) also as ``Article 1 of Protocol No. 1`` (the Convention's own spelling, with
+   ``No``, ``Nr.`` or ``Number``) and ``P1-1`` (the Court's short form, LexGLUE's class name).
+6. A single-label dataset needs exactly one label: two or more is ambiguous, hence no answer.
    Nothing found is **no answer**: the empty set, status ``no_answer``, kept and counted (the
    oracle reports it as ``no_answer``, RQ1 Fig. 6).
 
@@ -70,6 +75,19 @@ _LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
 _SPACE = re.compile(r"\s*")
 _NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|hardly|cannot|without)\b|n't\b")
 _SENTENCE_GAP = re.compile(r"[ .!?;,:*_\"'`()\[\]-]*")  # between two lists on one line
+_OPEN = re.compile(r"[ ,;]*\(")  # a parenthesis after a label
+_PROTOCOL = re.compile(r"article (\d+) of protocol (\d+)")  # ECHR citation (normalised name)
+_NUMBER_WORDS = ("no.", "no", "nr.", "nr", "number")  # "Protocol No. 1"
+
+
+def aliases(name: str) -> list[str]:
+    """Other official spellings of a normalised label name (module docstring, 5)."""
+    match = _PROTOCOL.fullmatch(name)
+    if match is None:
+        return []
+    article, protocol = match.groups()
+    spelled = [f"article {article} of protocol {no} {protocol}" for no in _NUMBER_WORDS]
+    return [*spelled, f"p{protocol}-{article}"]
 
 
 def normalise(text: str) -> tuple[str, list[int]]:
@@ -120,6 +138,9 @@ class AnswerParser:
             if key in by_name:
                 raise ValueError(f"labels {by_name[key]} and {i} have the same name {name!r}")
             by_name[key] = i
+        for key, i in list(by_name.items()):
+            for alias in aliases(key):
+                by_name.setdefault(alias, i)  # a real label name always wins over an alias
         # longest first: a longer name always wins over a name it contains
         self.names = sorted(by_name.items(), key=lambda kv: (-len(kv[0]), kv[0]))
 
@@ -136,21 +157,42 @@ class AnswerParser:
                 return label, end
         return None
 
-    def _list(self, text: str, pos: int) -> tuple[list[int], int, bool]:
-        """Labels read one after the other from ``pos``; (labels, end, explicit None)."""
+    def _comment_end(self, text: str, pos: int) -> int | None:
+        """The end of a parenthesised comment at ``pos`` (one that does not start with a label
+        name and closes on its line), or None."""
+        opened = _OPEN.match(text, pos)
+        if opened is None:
+            return None
+        inner = _SPACE.match(text, opened.end()).end()
+        if _NONE.match(text, inner) or self._label_at(text, inner) is not None:
+            return None
+        depth = 1
+        for i in range(opened.end(), len(text)):
+            if text[i] == "\n":
+                return None
+            depth += {"(": 1, ")": -1}.get(text[i], 0)
+            if depth == 0:
+                return i + 1
+        return None
+
+    def _list(self, text: str, pos: int) -> tuple[list[int], int, bool, int]:
+        """Labels read one after the other from ``pos``; (labels, end, explicit None, where the
+        list's text ends: after a skipped comment, else ``end``)."""
         labels: list[int] = []
-        end = pos
+        end = after = pos
         while True:
+            while labels and (comment := self._comment_end(text, pos)) is not None:
+                pos = after = comment
             skip = _SEPARATOR.match(text, pos)
             if skip:
                 pos = skip.end()
             if not labels and _NONE.match(text, pos):
-                return [], pos + 4, True
+                return [], pos + 4, True, pos + 4
             found = self._label_at(text, pos)
             if found is None:
-                return labels, end, False
+                return labels, end, False, max(end, after)
             label, pos = found
-            end = pos
+            end = after = pos
             if label not in labels:
                 labels.append(label)
 
@@ -174,7 +216,7 @@ class AnswerParser:
         marker = _MARKER.match(text, pos)
         if marker:
             pos = _SENTENCE_GAP.match(text, marker.end()).end()
-        again, _, none = self._list(text, pos)
+        again, _, none, _ = self._list(text, pos)
         return none or any(label not in labels for label in again)
 
     def _negated(self, text: str, start: int, stop: int) -> bool:
@@ -190,10 +232,10 @@ class AnswerParser:
         text, ends = normalise(raw)
         marker = _MARKER.search(text)
         start = marker.end() if marker else 0
-        labels, end, none = self._list(text, start)
+        labels, end, none, after = self._list(text, start)
         if none:
             return Answer((), NONE, ends[end - 1])
-        if labels and self._contradicted(text, end, labels):
+        if labels and self._contradicted(text, after, labels):
             return Answer((), NO_ANSWER, 0)
         if not labels:
             line_start = _SPACE.match(text, start).end()

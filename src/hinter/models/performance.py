@@ -1,9 +1,14 @@
-"""Our fine-tuned encoders' scores beside the published ones (HInter ``001`` Table 5).
+"""The models' own scores beside the published ones (HInter ``001`` Table 5).
 
-One row per (model, dataset): validation and test micro/macro-F1 (percent) from each
-``metrics.json``, LexGLUE's reported test scores and the HInter authors' own, matched by the
-encoder's checkpoint id (``resources/lexglue/reported_scores.csv``). Demo models and
-practitioners' models have no published scores: those cells stay empty.
+- Fine-tuned encoders: one row per (model, dataset): validation and test micro/macro-F1
+  (percent) from each ``metrics.json``, LexGLUE's reported test scores and the HInter authors'
+  own, matched by the encoder's checkpoint id (``resources/lexglue/reported_scores.csv``).
+- Prompted LLMs (:func:`llm_performance_rows`): one row per (model, dataset, split) of the
+  tested originals, from the predictions the predict stage already wrote (default variant; no
+  model runs here): accuracy, micro/macro-F1, the share without a parseable answer, and on the
+  test split the paper's own LLM scores (matched by the model id).
+
+Demo models and practitioners' models have no published scores: those cells stay empty.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hinter import io
+from hinter import io, tables
 from hinter.errors import DataError
 from hinter.render import Table, document, markdown_table, write_csv, write_markdown
 
@@ -134,5 +139,228 @@ def write_performance(
 ) -> None:
     """The comparison as CSV (every column, 2 decimals) and as a Markdown document."""
     table = performance_table(rows)
+    write_csv(table.data, csv_path, float_digits=2)
+    write_markdown([table.markdown], md_path)
+
+
+# -- prompted LLMs on the original documents -------------------------------------------------
+
+LLM_COLUMNS = (
+    "model",
+    "checkpoint",
+    "dataset",
+    "split",
+    "documents",
+    "errors",
+    "no_answer",
+    "accuracy",
+    "micro_f1",
+    "macro_f1",
+    "hinter_micro_f1",
+    "hinter_macro_f1",
+    "delta_hinter_micro_f1",
+)
+NO_ANSWER = "no_answer"  # PREDICTIONS.answer_status of an answer the parser could not read
+_NO_CLASS = -1  # multi-class: the "class" of a missing answer, never a document's
+
+
+def llm_scores(
+    gold: Sequence[Sequence[int]],
+    predicted: Sequence[Sequence[int]],
+    answered: Sequence[bool],
+    n_labels: int,
+    task_type: str,
+    empty_label: bool = False,
+) -> dict[str, float]:
+    """Accuracy (exact label-set match) and micro/macro-F1 in 0..1, scored as LexGLUE scores a
+    classifier, with one rule for an answer the parser could not read: it is never right.
+
+    - multi-class: it predicts a class of its own, so micro-F1 equals accuracy; macro-F1
+      averages over the dataset's labels found in the gold or the answers (not that class);
+    - multi-label: the empty set; with ``empty_label`` (ECtHR) LexGLUE's extra "no label"
+      column is 1 for a real "None." answer only, not for a missing one.
+    """
+    import numpy as np
+    from sklearn.metrics import f1_score
+
+    from hinter.models.decisions import MULTI_CLASS, check_task_type, indicator
+    from hinter.models.metrics import with_empty_column
+
+    if not len(gold) == len(predicted) == len(answered):
+        raise ValueError("gold, predicted and answered differ in length")
+    if not gold:
+        raise ValueError("no documents to score")
+    right = [
+        ok and sorted(set(p)) == sorted(set(g))
+        for g, p, ok in zip(gold, predicted, answered, strict=True)
+    ]
+    out = {"accuracy": float(np.mean(right))}
+    if check_task_type(task_type) == MULTI_CLASS:
+        y_true = np.array([g[0] for g in gold])
+        y_pred = np.array(
+            [
+                p[0] if ok and len(p) == 1 else _NO_CLASS
+                for p, ok in zip(predicted, answered, strict=True)
+            ]
+        )
+        labels = sorted((set(y_true.tolist()) | set(y_pred.tolist())) - {_NO_CLASS})
+        out["micro_f1"] = float(f1_score(y_true, y_pred, average="micro", zero_division=0))
+        out["macro_f1"] = float(
+            f1_score(y_true, y_pred, labels=labels, average="macro", zero_division=0)
+        )
+        return out
+    y_true = indicator(gold, n_labels)
+    y_pred = indicator(
+        [p if ok else [] for p, ok in zip(predicted, answered, strict=True)], n_labels
+    )
+    if empty_label:
+        y_true = with_empty_column(y_true)
+        y_pred = with_empty_column(y_pred)
+        y_pred[:, -1] &= np.asarray(answered, dtype=y_pred.dtype)
+    out["micro_f1"] = float(f1_score(y_true, y_pred, average="micro", zero_division=0))
+    out["macro_f1"] = float(f1_score(y_true, y_pred, average="macro", zero_division=0))
+    return out
+
+
+def _originals(predictions: Sequence[str | Path]) -> dict[str, tuple[list[int], bool, bool]]:
+    """Predictions of the originals by document: (labels, answered, model error)."""
+    out = {}
+    for path in predictions:
+        table = io.read_parquet(path, tables.PREDICTIONS)
+        columns = [
+            table[c].to_pylist() for c in ("text_id", "kind", "labels", "status", "answer_status")
+        ]
+        for doc_id, kind, labels, status, answer in zip(*columns, strict=True):
+            if kind == "original" and doc_id not in out:
+                error = status != "ok"
+                out[doc_id] = (list(labels or []), not error and answer != NO_ANSWER, error)
+    return out
+
+
+def llm_performance_runs(config: Mapping[str, Any], layout: Any) -> list[dict[str, Any]]:
+    """The inputs of rule ``llm_performance``: per LLM (model, dataset), the default variant's
+    predictions and the tested documents of every shard, and the dataset's ``meta.json``."""
+    from hinter import plan
+
+    runs = []
+    for r in plan.model_runs(dict(config)):
+        if r.kind != "llm":
+            continue
+        shards = plan.shard_ids(dict(config), r.dataset)
+        runs.append(
+            {
+                "model": r.model,
+                "dataset": r.dataset,
+                "predictions": [layout.predictions(r.model, r.dataset, sh) for sh in shards],
+                "tested": [layout.tested(r.dataset, sh) for sh in shards],
+                "meta": layout.meta(r.dataset),
+            }
+        )
+    return runs
+
+
+def llm_performance_rows(
+    runs: Sequence[Mapping[str, Any]],
+    checkpoints: Mapping[str, str],
+    reported: Mapping[tuple[str, str, str], Mapping[str, float]],
+) -> list[dict[str, Any]]:
+    """One row per (model, dataset, split). Each run names its ``model``, ``dataset``, the
+    default variant's ``predictions`` of every shard, the shards' ``tested`` documents (gold
+    labels and split) and the dataset's ``meta`` (task type, label names, empty-set label)."""
+    rows = []
+    for run in runs:
+        model, dataset = run["model"], run["dataset"]
+        meta = io.read_json(run["meta"])
+        names = meta.get("display_names") or meta.get("label_names") or []
+        predicted = _originals(run["predictions"])
+        by_split: dict[str, list[tuple[list[int], list[int], bool]]] = {}
+        errors: dict[str, int] = {}
+        for path in run["tested"]:
+            docs = io.read_parquet(path, tables.TESTED_DOCUMENTS)
+            columns = [docs[c].to_pylist() for c in ("doc_id", "split", "labels")]
+            for doc_id, split, gold in zip(*columns, strict=True):
+                if doc_id not in predicted:  # a few-shot example, or beyond max_documents
+                    continue
+                labels, answered, error = predicted[doc_id]
+                if error:
+                    errors[split] = errors.get(split, 0) + 1
+                    continue
+                by_split.setdefault(split, []).append((list(gold or []), labels, answered))
+        checkpoint = checkpoints.get(model) or ""
+        for split in sorted(set(by_split) | set(errors)):
+            items = by_split.get(split, [])
+            row: dict[str, Any] = {
+                "model": model, "checkpoint": checkpoint, "dataset": dataset, "split": split,
+                "documents": len(items), "errors": errors.get(split, 0),
+            }  # fmt: skip
+            if items:
+                gold, labels, answered = (list(c) for c in zip(*items, strict=True))
+                n_labels = max([len(names), *(max(x, default=-1) + 1 for x in gold + labels)])
+                scores = llm_scores(
+                    gold, labels, answered, n_labels, meta["task_type"],
+                    empty_label=bool(meta.get("empty_label_name")),
+                )  # fmt: skip
+                row["no_answer"] = round(100 * (1 - sum(answered) / len(answered)), 2)
+                row.update({k: round(100 * v, 2) for k, v in scores.items()})
+            published = reported.get(("hinter", checkpoint, dataset), {}) if split == "test" else {}
+            for name in _SCORES:
+                row[f"hinter_{name}"] = published.get(name)
+            ours, theirs = row.get("micro_f1"), row["hinter_micro_f1"]
+            row["delta_hinter_micro_f1"] = (
+                None if ours is None or theirs is None else round(ours - theirs, 2)
+            )
+            rows.append(row)
+    return rows
+
+
+LLM_TITLE = "Prompted LLMs on the original documents: our scores and the paper's"
+LLM_CAPTION = (
+    "Accuracy (exact label-set match) and micro-F1 / macro-F1 in percent on the tested originals "
+    "(default prompt and decoding; the few-shot examples are not tested), per split; "
+    '"no answer": the share the parser could not read, never right (a class of its own for '
+    "micro-F1, left out of the macro average). HInter paper: `001` Table 5, test split. ECtHR "
+    'scores include LexGLUE\'s "none" column.'
+)
+
+
+def llm_performance_table(rows: Sequence[Mapping[str, Any]]) -> Table:
+    import pandas as pd
+
+    data = pd.DataFrame(
+        [[row.get(c) for c in LLM_COLUMNS] for row in rows], columns=list(LLM_COLUMNS)
+    )
+
+    def number(value: Any, fmt: str = "{:.1f}") -> str:
+        return "–" if value is None else fmt.format(value)
+
+    def pair(micro: Any, macro: Any) -> str:
+        return "–" if micro is None else f"{micro:.1f} / {macro:.1f}"
+
+    shown = pd.DataFrame(
+        [
+            {
+                "model": row["model"],
+                "dataset": row["dataset"],
+                "split": row["split"],
+                "documents": f"{row['documents']:,}",
+                "no answer (%)": number(row.get("no_answer")),
+                "accuracy": number(row.get("accuracy")),
+                "ours μ-F1 / m-F1": pair(row.get("micro_f1"), row.get("macro_f1")),
+                "HInter paper": pair(row.get("hinter_micro_f1"), row.get("hinter_macro_f1")),
+                "Δ μ-F1 vs paper": number(row.get("delta_hinter_micro_f1"), "{:+.1f}"),
+            }
+            for row in rows
+        ],
+        columns=["model", "dataset", "split", "documents", "no answer (%)", "accuracy",
+                 "ours μ-F1 / m-F1", "HInter paper", "Δ μ-F1 vs paper"],
+    )  # fmt: skip
+    right = list(shown.columns[3:])
+    return Table(data, document(LLM_TITLE, LLM_CAPTION, markdown_table(shown, right=right)))
+
+
+def write_llm_performance(
+    rows: Sequence[Mapping[str, Any]], csv_path: str | Path, md_path: str | Path
+) -> None:
+    table = llm_performance_table(rows)
     write_csv(table.data, csv_path, float_digits=2)
     write_markdown([table.markdown], md_path)
