@@ -210,9 +210,8 @@ def _check_plan(cfg: dict) -> None:
     """The checks the Snakefile's planning makes (so check-config says what snakemake would)
     and the size of the plan: per-shard jobs at most :data:`MAX_JOBS`."""
     from hinter import plan
-    from hinter.grammar.runs import grammar_runs
 
-    grammar_runs(cfg)
+    plan.grammar_runs(cfg)
     jobs = 0
     for dataset in cfg["datasets"]:
         shards = cfg["mutation"]["shards"].get(dataset, cfg["mutation"]["default_shards"])

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from hinter import hub, io, tables
 from hinter.errors import DataError, OfflineError, first_line
-from hinter.shards import shard_of
+from hinter.plan.suites import shard_of
 
 log = logging.getLogger(__name__)
 

@@ -309,7 +309,7 @@ def test_disjoint_shares_give_each_model_its_own_documents():
 def test_the_paper_config_draws_disjoint_shares(repo):
     from hinter import plan
     from hinter.config import load_yaml, validate_config
-    from hinter.grammar.runs import document_share, grammar_runs, sample_options
+    from hinter.plan import document_share, grammar_runs
 
     config = validate_config(load_yaml(repo / "config" / "config.yaml"))
     assert config["grammar"]["sample"]["disjoint"] is True
@@ -317,7 +317,7 @@ def test_the_paper_config_draws_disjoint_shares(repo):
     shares = {(r.model, r.dataset): document_share(runs, config, r.model, r.dataset) for r in runs}
     scotus = sorted(v for (m, d), v in shares.items() if d == "scotus")
     assert scotus == [(k, 6) for k in range(6)]  # 4 encoders and 2 LLMs
-    options = sample_options(config, shares[("llama2", "scotus")])
+    options = SampleOptions.from_config(config, shares[("llama2", "scotus")])
     assert (options.part, options.parts, options.max_chars) == (4, 6, 32680)
     demo = validate_config(load_yaml(repo / "config" / "demo.yaml"))
     demo_runs = grammar_runs(demo)
@@ -406,14 +406,15 @@ def test_stage_names_a_mutant_missing_from_its_shards(tmp_path, harper):
 def test_grammar_runs_follow_the_config(repo):
     from hinter import plan
     from hinter.config import load_yaml, validate_config
-    from hinter.grammar.runs import checker_settings, grammar_runs, sample_options
+    from hinter.grammar import checker_settings
+    from hinter.plan import grammar_runs
 
     paper = validate_config(load_yaml(repo / "config" / "config.yaml"))
     runs = grammar_runs(paper)
     assert {r.dataset for r in runs} == {"ecthr_a", "scotus", "eurlex", "ledgar"}
     assert len(runs) == 24  # (4 encoders + 2 LLMs) x 4 legal datasets
     assert checker_settings(paper) == ("harper", {"dialect": "american"})
-    assert sample_options(paper) == SampleOptions(2800, 2800, 0.25, 2, 32680, 42)
+    assert SampleOptions.from_config(paper) == SampleOptions(2800, 2800, 0.25, 2, 32680, 42)
     demo = validate_config(load_yaml(repo / "config" / "demo.yaml"))
     assert {(r.model, r.dataset) for r in grammar_runs(demo)} == {
         (r.model, r.dataset) for r in plan.model_runs(demo)

@@ -7,7 +7,7 @@ import pytest
 
 from hinter import io, tables
 from hinter.errors import DataError
-from hinter.shards import shard_of
+from hinter.plan import shard_of
 
 
 def test_failed_write_leaves_nothing(tmp_path):

@@ -111,8 +111,8 @@ def test_files_are_the_registered_ones_and_byte_identical(run, tmp_path):
 
 
 def test_runs_of_rq5_and_rq6_follow_the_paper_config(repo):
+    from hinter import plan as runs
     from hinter.config import load_yaml, validate_config
-    from hinter.rq import runs
 
     config = validate_config(load_yaml(repo / "config" / "config.yaml"))
     assert runs.higher_order_runs(config) == [

@@ -159,10 +159,8 @@ def test_rq2_and_rq3_plan_only_what_they_need(tmp_path, run_snakemake):
     """On the paper config, `rq2` plans the grammar runs and nothing of the other RQs; `rq3`
     adds the validity summaries and every default outcome, but no examples, RQ1 or RQ2 tables.
     Planned on one shard per dataset (see ONE_SHARD below)."""
-    from hinter.grammar.runs import grammar_runs
-
     config = validate_config(load_yaml(REPO / "config" / "config.yaml"))
-    runs = len(grammar_runs(config))
+    runs = len(plan.grammar_runs(config))
     summaries = sum(len(plan.tracks(config, ds)) for ds in config["datasets"])
     rq2 = _plan("rq2", tmp_path, run_snakemake)
     rq3 = _plan("rq3", tmp_path, run_snakemake)

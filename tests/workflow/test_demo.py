@@ -16,8 +16,8 @@ from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.data import FACTS, check_facts
 from hinter.layout import RunLayout
+from hinter.plan import higher_order_runs
 from hinter.rq import outputs as rq_outputs
-from hinter.rq.runs import higher_order_runs
 
 pytestmark = pytest.mark.workflow
 

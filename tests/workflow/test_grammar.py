@@ -10,9 +10,9 @@ from hinter import io, plan, tables
 from hinter.config import load_yaml, validate_config
 from hinter.edits import apply_edits
 from hinter.grammar import SCORES, count_words, make_checker, score
-from hinter.grammar.runs import grammar_runs
 from hinter.grammar.scoring import COUNTED
 from hinter.layout import RunLayout
+from hinter.plan import grammar_runs
 
 pytestmark = pytest.mark.workflow
 

@@ -8,7 +8,7 @@ USER_DATASETS = [ds for ds in DATASETS if ds in config["user_datasets"]]
 rule user_dataset:
     """A dataset of the user's: files (CSV/TSV/Parquet/JSONL) or a hub id, checked row by row."""
     input:
-        lambda wc: user_dataset_files(wc.dataset),
+        user_dataset_files,
     output:
         splits=expand(L.documents("{{dataset}}", "{split}"), split=SPLITS),
         meta=L.meta("{dataset}"),
@@ -64,7 +64,7 @@ rule shard_documents:
     threads: 1
     params:
         splits=config["data"]["test_splits"],
-        n_shards=lambda wc: len(shards(wc.dataset)),
+        n_shards=n_shards,
         max_documents=config["data"]["max_documents"],
         order=lambda wc: config["data"]["order"].get(wc.dataset, "split"),
         seed=config["seed"],

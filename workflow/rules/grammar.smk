@@ -3,8 +3,6 @@
 # checker (hinter.grammar). With grammar.sample.disjoint, each model of a dataset draws
 # from its own seeded share of the documents (document_share).
 
-from hinter.grammar.runs import document_share
-
 
 rule grammar_scores:
     """Grammar scores of the balanced sample of one (model, dataset)."""
@@ -19,10 +17,10 @@ rule grammar_scores:
         CORE_ENV
     threads: 1
     params:
-        suites=lambda wc: suite_names(wc.dataset, model_track(wc.model), wc.model),
+        suites=model_suites,
         grammar=config["grammar"],
         cache_dir=config["cache_dir"],
-        share=lambda wc: document_share(GRAMMAR_RUNS, config, wc.model, wc.dataset),
+        share=document_share,
     script:
         "../scripts/grammar_scores.py"
 
@@ -30,4 +28,4 @@ rule grammar_scores:
 rule grammar:
     """Target: the grammar scores of every sampled (model, dataset)."""
     input:
-        all_grammar_scores(),
+        paths(GRAMMAR_SCORES),

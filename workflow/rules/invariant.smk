@@ -5,15 +5,11 @@ rule check_invariant:
     """Validity of the mutants of one suite and shard (dependency invariant, paper Alg. 3)."""
     input:
         mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
-        docs=lambda wc: L.tested(wc.dataset, wc.shard),
+        docs=shard_docs,
         parser=parser_input,
         # An intersectional suite waits for its attributes' atomic suites: the parse cache then
         # holds its parents' sentences, and its parents' verdicts must agree with theirs.
-        atomic=lambda wc: [
-            L.validity(wc.track, wc.dataset, plan.suite_name((a,)), wc.shard)
-            for a in plan.parse_suite(wc.suite)
-            if wc.suite.startswith("inter-")
-        ],
+        atomic=atomic_validity,
     output:
         validity=L.validity("{track}", "{dataset}", "{suite}", "{shard}"),
         stats=L.validity_stats("{track}", "{dataset}", "{suite}", "{shard}"),
@@ -35,11 +31,7 @@ rule check_invariant:
 rule summarise_invariant:
     """Generated, valid and discarded mutants by reason, per suite, for one track and dataset."""
     input:
-        stats=lambda wc: [
-            L.validity_stats(wc.track, wc.dataset, suite, shard)
-            for suite in suite_names(wc.dataset, wc.track)
-            for shard in shards(wc.dataset)
-        ],
+        stats=validity_stats,
     output:
         summary=L.validity_summary("{track}", "{dataset}"),
     log:
@@ -54,5 +46,5 @@ rule summarise_invariant:
 rule invariant:
     """Target: validity of every suite, and the summary of every (track, dataset)."""
     input:
-        all_validity(),
-        all_validity_summaries(),
+        paths(SHARDS, "validity"),
+        paths(VALIDITY_SUMMARIES),

@@ -7,8 +7,8 @@ from hinter.models.performance import llm_performance_runs
 rule train_encoder:
     """Fine-tune one encoder on one dataset (LexGLUE recipe); keep the best epoch."""
     input:
-        splits=lambda wc: [L.documents(wc.dataset, s) for s in SPLITS],
-        meta=lambda wc: L.meta(wc.dataset),
+        splits=dataset_splits,
+        meta=dataset_meta,
     output:
         model=directory(L.model_weights("{model}", "{dataset}")),
         metrics=L.model_metrics("{model}", "{dataset}"),
@@ -20,7 +20,7 @@ rule train_encoder:
     resources:
         gpu=1,
     params:
-        spec=lambda wc: config["models"]["encoders"][wc.model],
+        spec=encoder_spec,
         training=config["models"]["training"],
         seed=config["seed"],
     script:
@@ -30,7 +30,11 @@ rule train_encoder:
 rule model_performance:
     """Our fine-tuned encoders' scores beside LexGLUE's reported ones (001 Table 5)."""
     input:
-        metrics=[L.model_metrics(r.model, r.dataset) for r in encoder_runs()],
+        metrics=[
+            L.model_metrics(r.model, r.dataset)
+            for r in plan.model_runs(config)
+            if r.kind == "encoder"
+        ],
         reported=RESOURCES / "lexglue" / "reported_scores.csv",
     output:
         csv=L.model_performance("csv"),
@@ -75,7 +79,7 @@ rule predict:
     """Predictions of one model (variant) for the originals and mutants of one shard."""
     input:
         unpack(predict_inputs),
-        meta=lambda wc: L.meta(wc.dataset),
+        meta=dataset_meta,
     output:
         L.predictions("{model}", "{dataset}", "{shard}", "{variant}"),
     log:
@@ -85,17 +89,17 @@ rule predict:
     threads: 4
     resources:
         # encoders and open-weights LLMs want a GPU; API callers can be capped (e.g. api=4)
-        gpu=lambda wc: 0 if llm_backend(wc.model) == "openai" else 1,
-        api=lambda wc: 1 if llm_backend(wc.model) == "openai" else 0,
+        gpu=lambda wc: 0 if calls_api(wc) else 1,
+        api=lambda wc: 1 if calls_api(wc) else 0,
     params:
-        kind=lambda wc: "llm" if is_llm(wc.model) else "encoder",
-        spec=lambda wc: plan.variant_spec(config, wc.model, wc.variant),
-        track=lambda wc: config["mutation"]["tracks"][model_track(wc.model)],
+        kind=model_kind,
+        spec=variant_spec,
+        track=track_settings,
         inference=config["models"]["inference"],
-        keep_discarded=lambda wc: plan.keeps_discarded(config, wc.model),
+        keep_discarded=keeps_discarded,
         cache_dir=config["cache_dir"],
         # user datasets: few-shot rows of their own prompt (or the first distinct labels)
-        from_hub=lambda wc: not DEMO and wc.dataset not in config["user_datasets"],
-        prompt=lambda wc: user_prompt(wc.dataset),
+        from_hub=from_hub,
+        prompt=user_prompt,
     script:
         "../scripts/predict.py"

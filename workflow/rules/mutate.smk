@@ -5,9 +5,9 @@ rule track_windows:
     """What the LLMs of a track read of each document of a shard (context minus prompt and answer
     budget, with their own tokenizers), and their few-shot examples: once per shard."""
     input:
-        docs=lambda wc: L.tested(wc.dataset, wc.shard),
-        train=lambda wc: L.documents(wc.dataset, "train"),
-        meta=lambda wc: L.meta(wc.dataset),
+        docs=shard_docs,
+        train=train_split,
+        meta=dataset_meta,
     output:
         L.windows("{track}", "{dataset}", "{shard}"),
     log:
@@ -16,11 +16,11 @@ rule track_windows:
         MODELS_ENV
     threads: 1
     params:
-        llms=lambda wc: plan.track_llms(config, wc.track, wc.dataset),
+        llms=track_llms,
         cache_dir=config["cache_dir"],
         # user datasets: few-shot rows of their own prompt (or the first distinct labels)
-        from_hub=lambda wc: not DEMO and wc.dataset not in config["user_datasets"],
-        prompt=lambda wc: user_prompt(wc.dataset),
+        from_hub=from_hub,
+        prompt=user_prompt,
     script:
         "../scripts/track_windows.py"
 
@@ -38,9 +38,9 @@ rule mutate:
         CORE_ENV
     threads: 1
     params:
-        suite=lambda wc: suite_spec(wc.dataset, wc.track, wc.suite),
-        track=lambda wc: config["mutation"]["tracks"][wc.track],
-        n_shards=lambda wc: len(shards(wc.dataset)),
+        suite=suite_spec,
+        track=track_settings,
+        n_shards=n_shards,
         mutation=config["mutation"],
         seed=config["seed"],
     script:
@@ -50,11 +50,7 @@ rule mutate:
 rule mutation_summary:
     """Generated, written, overlapping and duplicate counts per suite of one (track, dataset)."""
     input:
-        stats=lambda wc: [
-            L.mutant_stats(wc.track, wc.dataset, suite, shard)
-            for suite in suite_names(wc.dataset, wc.track)
-            for shard in shards(wc.dataset)
-        ],
+        stats=mutant_stats,
     output:
         summary=L.mutation_summary("{track}", "{dataset}"),
     log:
@@ -69,5 +65,5 @@ rule mutation_summary:
 rule mutation:
     """Every suite of every (track, dataset), with the per-(track, dataset) summaries."""
     input:
-        all_mutants(),
-        all_mutation_summaries(),
+        paths(SHARDS, "mutants"),
+        paths(targets.mutation_summaries(config, L)),

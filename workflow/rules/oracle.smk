@@ -24,7 +24,7 @@ rule hidden_examples:
         outcomes=L.outcomes("{model}", "{dataset}", "{suite}", "{variant}"),
         mutants=lambda wc: outcome_inputs(wc)["mutants"],
         docs=lambda wc: outcome_inputs(wc)["docs"],
-        meta=lambda wc: L.meta(wc.dataset),
+        meta=dataset_meta,
     output:
         L.examples("{model}", "{dataset}", "{suite}", "{variant}"),
     log:

@@ -4,8 +4,8 @@
 rule rq1_tables:
     """RQ1 tables: Table 3, atomic rates, distinct originals, truth table, Fig. 6 data, examples."""
     input:
-        outcomes=all_outcomes(),
-        examples=all_hidden_examples(),
+        outcomes=paths(OUTCOMES),
+        examples=targets.hidden_examples(config, L),
     output:
         **rq_files(1, rq_outputs.TABLE),
     log:
@@ -15,7 +15,7 @@ rule rq1_tables:
     threads: 1
     params:
         **captions.params(1, config),
-        outcome_keys=outcome_keys(),
+        files=OUTCOMES,
         datasets=DATASETS,
         examples=config["oracle"]["examples"],
         statistics=config["statistics"],
@@ -43,7 +43,7 @@ rule rq1_figures:
 rule rq1_groups:
     """RQ1 group-level bias: error rates per attribute class and class pair, and a heatmap."""
     input:
-        outcomes=all_outcomes(),
+        outcomes=paths(OUTCOMES),
         pairs=L.dictionary("pairs.parquet"),
     output:
         **rq_files(1, rq_outputs.TABLE, "groups"),
@@ -55,7 +55,7 @@ rule rq1_groups:
     threads: 1
     params:
         **captions.params(1, config),
-        outcome_keys=outcome_keys(),
+        files=OUTCOMES,
         datasets=DATASETS,
         statistics=config["statistics"],
     script:
@@ -73,7 +73,7 @@ rule rq1:
 rule rq2_tables:
     """RQ2 table: grammar scores of originals vs valid mutants (Fig. 8a data)."""
     input:
-        scores=all_grammar_scores(),
+        scores=paths(GRAMMAR_SCORES),
     output:
         **rq_files(2, rq_outputs.TABLE),
     log:
@@ -83,7 +83,7 @@ rule rq2_tables:
     threads: 1
     params:
         **captions.params(2, config),
-        grammar_keys=grammar_keys(),
+        files=GRAMMAR_SCORES,
         statistics=config["statistics"],
     script:
         "../scripts/rq2_tables.py"
@@ -117,11 +117,11 @@ rule rq3_tables:
     """RQ3 tables: valid vs discarded (Fig. 7), true vs false positives (Fig. 8b), grammar
     scores of valid vs discarded mutants (Fig. 8c)."""
     input:
-        summaries=all_validity_summaries(),
-        mutants=[L.mutants(*key) for key in validity_shard_keys()],
-        validity=[L.validity(*key) for key in validity_shard_keys()],
-        outcomes=all_outcomes(),
-        scores=all_grammar_scores(),
+        summaries=paths(VALIDITY_SUMMARIES),
+        mutants=paths(SHARDS, "mutants"),
+        validity=paths(SHARDS, "validity"),
+        outcomes=paths(OUTCOMES),
+        scores=paths(GRAMMAR_SCORES),
     output:
         **rq_files(3, rq_outputs.TABLE),
     log:
@@ -131,10 +131,10 @@ rule rq3_tables:
     threads: 1
     params:
         **captions.params(3, config),
-        summary_keys=validity_summary_keys(),
-        shard_keys=validity_shard_keys(),
-        outcome_keys=outcome_keys(),
-        grammar_keys=grammar_keys(),
+        summaries=VALIDITY_SUMMARIES,
+        shards=SHARDS,
+        files=OUTCOMES,
+        scores=GRAMMAR_SCORES,
         datasets=DATASETS,
         statistics=config["statistics"],
         discarded_models=plan.discarded_models(config),
@@ -169,7 +169,7 @@ rule rq3:
 rule rq4_tables:
     """RQ4 tables: Fig. 9's counts (with the artifact's condition) and Fig. 10's regions."""
     input:
-        outcomes=all_outcomes(),
+        outcomes=paths(OUTCOMES),
     output:
         **rq_files(4, rq_outputs.TABLE),
     log:
@@ -179,8 +179,8 @@ rule rq4_tables:
     threads: 1
     params:
         **captions.params(4, config),
-        outcome_keys=outcome_keys(),
-        models=list(dict.fromkeys(r.model for r in model_runs())),
+        files=OUTCOMES,
+        models=MODELS,
         datasets=DATASETS,
         statistics=config["statistics"],
         order=RQ_ORDER,
@@ -215,9 +215,9 @@ rule rq4:
 rule rq5_tables:
     """RQ5 Table 5 (atomic, 2- and 3-intersectional) and a Table-6-style example."""
     input:
-        outcomes=[L.outcomes(*key) for key in rq5_outcome_keys()],
-        documents=[L.tested(*key) for key in rq5_document_keys()],
-        examples=rq5_examples(),
+        outcomes=paths(targets.rq5_outcomes(config, L)),
+        documents=paths(targets.rq5_documents(config, L)),
+        examples=targets.rq5_examples(config, L),
     output:
         **rq_files(5, rq_outputs.TABLE),
     log:
@@ -227,10 +227,10 @@ rule rq5_tables:
     threads: 1
     params:
         **captions.params(5, config),
-        outcome_keys=rq5_outcome_keys(),
-        limits=rq5_limits(),
-        document_datasets=[dataset for dataset, _ in rq5_document_keys()],
-        models=list(dict.fromkeys(r.model for r in model_runs())),
+        files=targets.rq5_outcomes(config, L),
+        runs=plan.higher_order_runs(config),
+        documents=targets.rq5_documents(config, L),
+        models=MODELS,
         datasets=DATASETS,
         statistics=config["statistics"],
         examples=config["oracle"]["examples"],
@@ -247,8 +247,8 @@ rule rq5:
 rule rq6_tables:
     """RQ6 tables: rates per variant (Fig. 11) and under confidence thresholds (Fig. 12)."""
     input:
-        variants=[L.outcomes(*key) for key in rq6_variant_keys()],
-        thresholds=[L.outcomes(*key) for key in rq6_threshold_keys()],
+        variants=paths(targets.rq6_variant_outcomes(config, L)),
+        thresholds=paths(targets.rq6_threshold_outcomes(config, L)),
     output:
         **rq_files(6, rq_outputs.TABLE),
     log:
@@ -258,13 +258,11 @@ rule rq6_tables:
     threads: 1
     params:
         **captions.params(6, config),
-        variant_keys=rq6_variant_keys(),
-        threshold_keys=rq6_threshold_keys(),
-        models=list(dict.fromkeys(r.model for r in model_runs())),
+        variant_files=targets.rq6_variant_outcomes(config, L),
+        threshold_files=targets.rq6_threshold_outcomes(config, L),
+        models=MODELS,
         datasets=DATASETS,
-        variants=list(
-            dict.fromkeys(v for _, _, names in rq_runs.variant_runs(config) for v in names)
-        ),
+        variants=plan.variant_names(config),
         thresholds=config["sensitivity"]["thresholds"],
         rule=config["sensitivity"]["threshold_rule"],
         statistics=config["statistics"],
@@ -308,7 +306,7 @@ rule paper_comparison:
             for rq, names in rq_outputs.COMPARISON_SOURCES.items()
             for name in names
         ],
-        grammar=all_grammar_scores(),
+        grammar=paths(GRAMMAR_SCORES),
     output:
         **rq_files(rq_outputs.PAPER, rq_outputs.TABLE),
     log:
@@ -318,7 +316,7 @@ rule paper_comparison:
     threads: 1
     params:
         **captions.params(rq_outputs.PAPER, config),
-        grammar_keys=[(r.model, r.dataset) for r in GRAMMAR_RUNS],
+        scores=GRAMMAR_SCORES,
         statistics=config["statistics"],
         config_files=[os.path.relpath(f, workflow.basedir) for f in workflow.configfiles],
     script:

@@ -2,14 +2,13 @@
 
 from pathlib import Path
 
-from hinter.grammar import make_checker, score_sample
-from hinter.grammar.runs import checker_settings, sample_options
+from hinter.grammar import SampleOptions, checker_settings, make_checker, score_sample
 from hinter.workflow import run
 
 
 def main() -> None:
     config = {"grammar": snakemake.params.grammar}
-    options = sample_options(config, share=snakemake.params.share)
+    options = SampleOptions.from_config(config, share=snakemake.params.share)
     checker = make_checker(*checker_settings(config))  # fails fast on an unusable checker
     suites = list(snakemake.params.suites)
     mutants = list(snakemake.input.mutants)

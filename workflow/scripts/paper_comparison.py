@@ -11,12 +11,7 @@ def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
     written = comparison.write(
         dict(zip(comparison.SOURCES, snakemake.input.tables, strict=True)),
-        [
-            (model, dataset, path)
-            for (model, dataset), path in zip(
-                snakemake.params.grammar_keys, snakemake.input.grammar, strict=True
-            )
-        ],
+        [(t.model, t.dataset, t.path) for t in snakemake.params.scores],
         out_dir,
         Bootstrap.from_config({"statistics": dict(snakemake.params.statistics)}),
         dict(snakemake.params.settings),

@@ -12,10 +12,7 @@ def main() -> None:
     params = snakemake.params
     out_dir = Path(snakemake.output[0]).parent
     files = [
-        OutcomeFile(model, dataset, suite, Path(p))
-        for (model, dataset, suite), p in zip(
-            params.outcome_keys, snakemake.input.outcomes, strict=True
-        )
+        OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant) for t in params.files
     ]
     written = groups.write_tables(
         files,

@@ -12,10 +12,8 @@ def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
     written = rq1.write_tables(
         [
-            OutcomeFile(model, dataset, suite, Path(path))
-            for (model, dataset, suite), path in zip(
-                snakemake.params.outcome_keys, snakemake.input.outcomes, strict=True
-            )
+            OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant)
+            for t in snakemake.params.files
         ],
         list(snakemake.input.examples),
         out_dir,

@@ -10,12 +10,7 @@ from hinter.workflow import check_outputs, run
 
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
-    files = [
-        ScoreFile(model, dataset, Path(path))
-        for (model, dataset), path in zip(
-            snakemake.params.grammar_keys, snakemake.input.scores, strict=True
-        )
-    ]
+    files = [ScoreFile(t.model, t.dataset, Path(t.path)) for t in snakemake.params.files]
     written = rq2.write_tables(files, out_dir, Bootstrap(**snakemake.params.statistics))
     check_outputs(written, snakemake.output, f"{out_dir}: RQ2")
 

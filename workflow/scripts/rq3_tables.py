@@ -10,28 +10,19 @@ from hinter.workflow import check_outputs, run
 
 
 def main() -> None:
-    params, inputs = snakemake.params, snakemake.input
+    params = snakemake.params
     out_dir = Path(snakemake.output[0]).parent
     written = rq3.write_tables(
         out_dir,
         shards=[
-            rq3.ValidityShard(track, dataset, suite, Path(m), Path(v))
-            for (track, dataset, suite, _), m, v in zip(
-                params.shard_keys, inputs.mutants, inputs.validity, strict=True
-            )
+            rq3.ValidityShard(t.track, t.dataset, t.suite, Path(t.mutants), Path(t.validity))
+            for t in params.shards
         ],
-        summaries=[
-            rq3.ValiditySummary(track, dataset, Path(p))
-            for (track, dataset), p in zip(params.summary_keys, inputs.summaries, strict=True)
-        ],
+        summaries=[rq3.ValiditySummary(t.track, t.dataset, Path(t.path)) for t in params.summaries],
         outcome_files=[
-            OutcomeFile(model, dataset, suite, Path(p))
-            for (model, dataset, suite), p in zip(params.outcome_keys, inputs.outcomes, strict=True)
+            OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant) for t in params.files
         ],
-        score_files=[
-            ScoreFile(model, dataset, Path(p))
-            for (model, dataset), p in zip(params.grammar_keys, inputs.scores, strict=True)
-        ],
+        score_files=[ScoreFile(t.model, t.dataset, Path(t.path)) for t in params.scores],
         datasets=list(params.datasets),
         boot=Bootstrap(**params.statistics),
         discarded_models=list(params.discarded_models),

@@ -11,10 +11,8 @@ from hinter.workflow import check_outputs, run
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
     files = [
-        OutcomeFile(model, dataset, suite, Path(path))
-        for (model, dataset, suite), path in zip(
-            snakemake.params.outcome_keys, snakemake.input.outcomes, strict=True
-        )
+        OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant)
+        for t in snakemake.params.files
     ]
     written = rq4.write_tables(
         files,

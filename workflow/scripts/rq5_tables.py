@@ -10,17 +10,14 @@ from hinter.workflow import check_outputs, run
 
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
-    keys = snakemake.params.outcome_keys
     files = [
-        OutcomeFile(model, dataset, suite, Path(path))
-        for (model, dataset, suite), path in zip(keys, snakemake.input.outcomes, strict=True)
+        OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant)
+        for t in snakemake.params.files
     ]
-    limits = {tuple(k.split("/", 1)): v for k, v in dict(snakemake.params.limits).items()}
+    limits = {(r.model, r.dataset): r.limit for r in snakemake.params.runs}
     shards = {}
-    for dataset, path in zip(
-        snakemake.params.document_datasets, snakemake.input.documents, strict=True
-    ):
-        shards.setdefault(dataset, []).append(path)
+    for t in snakemake.params.documents:
+        shards.setdefault(t.dataset, []).append(t.path)
     # positions are only read where a limit applies
     limited = {d for (_, d), v in limits.items() if v is not None}
     positions = {d: rq5.read_positions(p) for d, p in shards.items() if d in limited}

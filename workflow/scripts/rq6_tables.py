@@ -10,21 +10,16 @@ from hinter.workflow import check_outputs, run
 
 def main() -> None:
     out_dir = Path(snakemake.output[0]).parent
-    variant_files = [
-        OutcomeFile(model, dataset, suite, Path(path), variant)
-        for (model, dataset, suite, variant), path in zip(
-            snakemake.params.variant_keys, snakemake.input.variants, strict=True
-        )
-    ]
-    threshold_files = [
-        OutcomeFile(model, dataset, suite, Path(path))
-        for (model, dataset, suite), path in zip(
-            snakemake.params.threshold_keys, snakemake.input.thresholds, strict=True
-        )
-    ]
+    params = snakemake.params
     written = rq6.write_tables(
-        variant_files,
-        threshold_files,
+        [
+            OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant)
+            for t in params.variant_files
+        ],
+        [
+            OutcomeFile(t.model, t.dataset, t.suite, Path(t.path), t.variant)
+            for t in params.threshold_files
+        ],
         out_dir,
         models=list(snakemake.params.models),
         datasets=list(snakemake.params.datasets),

@@ -15,7 +15,7 @@
 (Not to be confused with :mod:`hinter.demo.grammar`, the demo corpus's generator.)
 """
 
-from hinter.grammar.checkers import CHECKERS, Checker, make_checker
+from hinter.grammar.checkers import CHECKERS, Checker, checker_settings, make_checker
 from hinter.grammar.sample import SampleOptions, draw
 from hinter.grammar.scoring import (
     CATEGORIES,
@@ -37,6 +37,7 @@ __all__ = [
     "Checker",
     "Issue",
     "SampleOptions",
+    "checker_settings",
     "count_words",
     "counted_issues",
     "draw",

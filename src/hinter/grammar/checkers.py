@@ -206,3 +206,10 @@ def make_checker(name: str, options: dict[str, Any] | None = None) -> Checker:
     if name == "languagetool":
         return LanguageToolChecker(**options)
     raise ConfigError(f"grammar.checker: unknown checker {name!r} (known: {', '.join(CHECKERS)})")
+
+
+def checker_settings(config: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The checker's name and its options (``grammar.<checker>`` of the config)."""
+    grammar = config["grammar"]
+    name = grammar["checker"]
+    return name, dict(grammar.get(name, {}))

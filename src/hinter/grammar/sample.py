@@ -84,6 +84,16 @@ class SampleOptions:
     def as_dict(self) -> dict:
         return asdict(self)
 
+    @classmethod
+    def from_config(cls, config: Mapping, share: tuple[int, int] = (0, 1)) -> SampleOptions:
+        """The draw's options of the ``grammar`` config section; ``share`` = (part, parts): the
+        model's share of the documents (:func:`hinter.plan.document_share`)."""
+        grammar = config["grammar"]
+        sample = {k: v for k, v in grammar["sample"].items() if k != "disjoint"}
+        return cls(
+            **sample, max_chars=grammar["max_chars"], part=int(share[0]), parts=int(share[1])
+        )
+
 
 @dataclass
 class Sample:

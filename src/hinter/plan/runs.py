@@ -1,17 +1,13 @@
-"""What a configuration asks for: suites, tracks, model runs and shards.
-
-The workflow's DAG follows from the config alone (no checkpoints), so every enumeration the
-Snakefile needs lives here as a pure function of the validated config. Keep imports light: the
-Snakefile imports this module in the main Snakemake process.
-"""
+"""The model runs a configuration asks for: (model, dataset) pairs, their tracks, variants and
+decoding, the runs RQ6 and the grammar stage cover (pure functions of the validated config)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from itertools import combinations
 from typing import Any
 
+from hinter.errors import ConfigError
 from hinter.layout import DEFAULT_VARIANT, KNOWN_DATASETS, Variant
 
 
@@ -19,28 +15,6 @@ def known_dataset_names(cfg: Mapping[str, Any]) -> tuple[str, ...]:
     """The paper's datasets and the config's own (``user_datasets``, hinter.userdata)."""
     user = tuple(n for n in (cfg.get("user_datasets") or {}) if n not in KNOWN_DATASETS)
     return KNOWN_DATASETS + user
-
-
-# The paper names the race x gender combination "race+gender"; every other suite lists its
-# attributes alphabetically (docs/design.md §4: inter-body+gender, inter-body+race,
-# inter-body+gender+race).
-_PAPER_ORDER = {("gender", "race"): ("race", "gender")}
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A mutation suite: the attributes mutated together and an optional document limit."""
-
-    attributes: tuple[str, ...]
-    max_documents: int | None = None
-
-    @property
-    def order(self) -> int:
-        return len(self.attributes)
-
-    @property
-    def name(self) -> str:
-        return suite_name(self.attributes)
 
 
 @dataclass(frozen=True)
@@ -51,25 +25,6 @@ class ModelRun:
     dataset: str
     kind: str  # "encoder" | "llm"
     track: str
-
-
-def suite_name(attributes: tuple[str, ...] | list[str]) -> str:
-    """Canonical suite name: ``atomic-<a>`` or ``inter-<a>+<b>[+<c>...]``."""
-    attrs = tuple(sorted(attributes))
-    if len(attrs) == 1:
-        return f"atomic-{attrs[0]}"
-    return "inter-" + "+".join(_PAPER_ORDER.get(attrs, attrs))
-
-
-def parse_suite(name: str) -> tuple[str, ...]:
-    """Inverse of :func:`suite_name`: the sorted attributes of a suite name."""
-    kind, _, rest = name.partition("-")
-    if kind not in ("atomic", "inter") or not rest:
-        raise ValueError(f"not a suite name: {name!r}")
-    attrs = tuple(sorted(rest.split("+")))
-    if (kind == "atomic") != (len(attrs) == 1):
-        raise ValueError(f"not a suite name: {name!r}")
-    return attrs
 
 
 def model_runs(config: dict) -> list[ModelRun]:
@@ -87,9 +42,28 @@ def model_runs(config: dict) -> list[ModelRun]:
     return [r for r in runs if r.dataset in config["datasets"]]
 
 
+def tested_models(config: dict) -> list[str]:
+    """The models under test, each once, in plan order."""
+    return list(dict.fromkeys(r.model for r in model_runs(config)))
+
+
+def model_track(config: dict, model: str) -> str:
+    """The track (model-visible window) of a model under test."""
+    for r in model_runs(config):
+        if r.model == model:
+            return r.track
+    raise ValueError(f"unknown model {model}")
+
+
 def llm_spec(config: dict, model: str) -> dict | None:
     """The ``models.llms`` entry of a model, or None for an encoder."""
     return config.get("models", {}).get("llms", {}).get(model)
+
+
+def llm_backend(config: dict, model: str) -> str | None:
+    """An LLM's backend (``transformers``, ``openai`` ...), None for an encoder."""
+    spec = llm_spec(config, model)
+    return spec["backend"] if spec else None
 
 
 # The groups ``invariant.keep_discarded`` may name beside model names, by model kind.
@@ -113,8 +87,7 @@ def keeps_discarded(config: dict, model: str) -> bool:
 
 def discarded_models(config: dict) -> list[str]:
     """The models under test that predict discarded mutants, in plan order."""
-    names = dict.fromkeys(r.model for r in model_runs(config))
-    return [m for m in names if keeps_discarded(config, m)]
+    return [m for m in tested_models(config) if keeps_discarded(config, m)]
 
 
 def variants(config: dict, model: str, dataset: str) -> list[str]:
@@ -158,22 +131,6 @@ def variant_spec(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> di
     return {**spec, "decoding": sampled}
 
 
-# The intersectional order of RQ4's and RQ6's figures (the paper's: N=2).
-RQ_ORDER = 2
-
-
-def variant_suites(
-    config: dict, dataset: str, track: str, model: str, variant: str = DEFAULT_VARIANT
-) -> list[Suite]:
-    """Suites a model's variant is tested on: every suite for the default run; RQ6's repeated
-    runs and alternative prompts only read the order-:data:`RQ_ORDER` suites (and their atomic
-    parents), so they predict no higher order."""
-    planned = suites(config, dataset, track, model)
-    if variant == DEFAULT_VARIANT:
-        return planned
-    return [s for s in planned if s.order <= RQ_ORDER]
-
-
 def prompt_templates(config: dict, model: str, dataset: str) -> list[str]:
     """Prompt templates an LLM is run with on a dataset (its variants' templates)."""
     return list(
@@ -199,53 +156,72 @@ def tracks(config: dict, dataset: str) -> list[str]:
     return seen
 
 
-def suites(config: dict, dataset: str, track: str, model: str | None = None) -> list[Suite]:
-    """Suites to generate for (dataset, track), or to test for one model when ``model`` is given.
+# -- RQ6: the runs its figures cover ------------------------------------------------------------
+def variant_runs(config: dict) -> list[tuple[str, str, list[str]]]:
+    """(model, dataset, variants) of the runs with more than one variant (RQ6 Fig. 11:
+    ``sensitivity``'s repeats and prompt templates), in plan order."""
+    out = []
+    for r in model_runs(config):
+        names = variants(config, r.model, r.dataset)
+        if len(names) > 1:
+            out.append((r.model, r.dataset, names))
+    return out
 
-    Base orders apply everywhere; ``mutation.higher_orders`` entries only where their dataset and
-    model filters match. Atomic suites of every tested attribute are always present, because the
-    atomic parents of intersectional mutants are needed to decide hidden bias.
+
+def variant_names(config: dict) -> list[str]:
+    """Every variant name of those runs, each once, in plan order."""
+    return list(dict.fromkeys(v for _, _, names in variant_runs(config) for v in names))
+
+
+def threshold_runs(config: dict) -> list[tuple[str, str]]:
+    """(model, dataset) whose default run's rates Fig. 12 recomputes under thresholds: the
+    sensitivity models on the sensitivity datasets, where they are tested."""
+    sens = config.get("sensitivity") or {}
+    models, datasets = set(sens.get("models") or []), set(sens.get("datasets") or [])
+    return [
+        (r.model, r.dataset)
+        for r in model_runs(config)
+        if r.model in models and r.dataset in datasets
+    ]
+
+
+# -- grammar scores (RQ2, RQ3.3) ----------------------------------------------------------------
+def grammar_runs(config: dict[str, Any]) -> list[ModelRun]:
+    """Model runs (that predict) of ``grammar.models`` on ``grammar.datasets``, in plan order.
+
+    The bias-inducing label of a sampled mutant comes from one model's outcomes, hence one
+    sample per (model, dataset); texts shared between models are checked once (score cache).
     """
-    attributes = list(config["attributes"])
-    mutation = config.get("mutation", {})
-    wanted: dict[tuple[str, ...], int | None] = {}
-
-    def add(order: int, limit: int | None) -> None:
-        for combo in combinations(sorted(attributes), order):
-            if combo not in wanted:
-                wanted[combo] = limit
-            elif wanted[combo] is not None:  # an unlimited request wins over a limited one
-                wanted[combo] = None if limit is None else max(wanted[combo], limit)
-
-    add(1, None)
-    for order in mutation.get("orders", [1, 2]):
-        if order <= len(attributes):
-            add(order, None)
-    track_models = {
-        r.model for r in model_runs(config) if r.dataset == dataset and r.track == track
-    }
-    for extra in mutation.get("higher_orders", []):
-        if extra["order"] > len(attributes):
-            continue
-        if extra.get("datasets") is not None and dataset not in extra["datasets"]:
-            continue
-        allowed = extra.get("models")
-        if allowed is not None:
-            if model is not None and model not in allowed:
-                continue
-            if model is None and not track_models.intersection(allowed):
-                continue
-        add(extra["order"], extra.get("max_documents"))
-    result = [Suite(combo, limit) for combo, limit in wanted.items()]
-    return sorted(result, key=lambda s: (s.order, s.name))
+    grammar = config.get("grammar", {})
+    runs = model_runs(config)
+    datasets, models = grammar.get("datasets"), grammar.get("models")
+    # Any known dataset may be named, so that `--config datasets=[...]` narrows a run without
+    # editing this section (as for the other per-dataset settings).
+    if datasets is not None:
+        known_datasets = known_dataset_names(config)
+        unknown = sorted(set(datasets) - set(known_datasets))
+        if unknown:
+            raise ConfigError(
+                f"config key 'grammar.datasets': unknown dataset '{unknown[0]}' "
+                f"(known: {', '.join(sorted(known_datasets))})"
+            )
+        runs = [r for r in runs if r.dataset in datasets]
+    if models is not None:
+        known = {r.model for r in model_runs(config)}
+        unknown = sorted(set(models) - known)
+        if unknown:
+            raise ConfigError(
+                f"config key 'grammar.models': unknown model '{unknown[0]}' "
+                f"(known: {', '.join(sorted(known))})"
+            )
+        runs = [r for r in runs if r.model in models]
+    return runs
 
 
-def shard_ids(config: dict, dataset: str) -> list[str]:
-    """Zero-padded shard identifiers of a dataset ("000", "001", ...)."""
-    mutation = config.get("mutation", {})
-    n = mutation.get("shards", {}).get(dataset, mutation.get("default_shards", 4))
-    return [f"{i:03d}" for i in range(n)]
-
-
-def n_shards(config: dict, dataset: str) -> int:
-    return len(shard_ids(config, dataset))
+def document_share(runs: list[ModelRun], config: dict[str, Any], model: str, dataset: str):
+    """(part, parts) of a grammar run: its index among the dataset's grammar runs when
+    ``grammar.sample.disjoint``, else (0, 1) (every document)."""
+    if not config["grammar"]["sample"].get("disjoint"):
+        return (0, 1)
+    models = [r.model for r in runs if r.dataset == dataset]
+    return (models.index(model), len(models))
