@@ -160,6 +160,33 @@ def load_unit_costs(path: str | Path = UNIT_COSTS) -> dict[str, dict[str, Any]]:
     return costs
 
 
+# The rules whose jobs carry a `benchmark:` file (RunLayout.benchmark): the heavy per-shard and
+# per-model stages whose unit costs the estimate needs.
+BENCHMARKED_RULES = ("mutate", "check_invariant", "predict", "train_encoder", "grammar_scores")
+
+
+def measured_costs(run_dir: str | Path) -> dict[str, dict[str, float]]:
+    """Per rule, from a real run's ``benchmarks/<rule>/**/*.tsv`` (Snakemake's ``benchmark:``
+    files): ``jobs`` measured and the ``median_s`` wall seconds per job. A rule without a file
+    is left out; a file without the ``s`` column is a clear error."""
+    import csv
+    import statistics
+
+    found: dict[str, dict[str, float]] = {}
+    root = Path(run_dir) / "benchmarks"
+    for rule in BENCHMARKED_RULES:
+        seconds = []
+        for tsv in sorted((root / rule).rglob("*.tsv")):
+            with tsv.open(encoding="utf-8", newline="") as handle:
+                rows = list(csv.DictReader(handle, delimiter="\t"))
+            if not rows or "s" not in rows[0]:
+                raise ConfigError(f"{tsv}: not a Snakemake benchmark file (no 's' column)")
+            seconds += [float(row["s"]) for row in rows]
+        if seconds:
+            found[rule] = {"jobs": len(seconds), "median_s": statistics.median(seconds)}
+    return found
+
+
 # --------------------------------------------------------------------------- workload
 
 

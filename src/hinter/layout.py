@@ -193,6 +193,12 @@ class RunLayout:
         """A browser's screenshot of one view of the report, beside it (``report-<view>.png``)."""
         return self._join(f"report-{view}.png")
 
+    def benchmark(self, rule: str, *parts: str) -> str:
+        """A job's measured cost (Snakemake's ``benchmark:`` TSV: wall seconds, memory, I/O),
+        ``benchmarks/<rule>/<part>/.../<last>.tsv``; :func:`hinter.estimate.measured_costs`
+        reads them back."""
+        return self._join("benchmarks", rule, *parts[:-1], f"{parts[-1]}.tsv")
+
     def logs(self, *parts: str) -> str:
         """A job's log file, ``logs/<stage>/.../<name>.log`` (parts joined, ``.log`` appended)."""
         return self._join("logs", *parts[:-1], f"{parts[-1]}.log")

@@ -150,11 +150,11 @@ def _untimed(path: Path):
 
 
 def _result_files(run_dir: Path) -> list[Path]:
-    """Every file a run wrote, except its logs (they hold times and host names)."""
+    """Every file a run wrote, except its logs and benchmarks (they hold times and host names)."""
     return sorted(
         p.relative_to(run_dir)
         for p in run_dir.rglob("*")
-        if p.is_file() and "logs" not in p.relative_to(run_dir).parts
+        if p.is_file() and not {"logs", "benchmarks"} & set(p.relative_to(run_dir).parts)
     )
 
 

@@ -243,7 +243,8 @@ def test_naive_and_incremental_invariant_agree_on_every_demo_mutant(demo_run, tm
 
 
 def _digests(root: Path) -> dict[str, str]:
-    skip = ("logs", "models")  # logs carry timestamps; model dirs carry training timings
+    # logs carry timestamps, benchmarks the jobs' timings; model dirs carry training timings
+    skip = ("logs", "benchmarks", "models")
     out = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root)

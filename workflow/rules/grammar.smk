@@ -13,6 +13,8 @@ rule grammar_scores:
         summary=L.grammar_summary("{model}", "{dataset}", "{variant}"),
     log:
         L.logs("grammar", "{model}", "{variant}", "{dataset}"),
+    benchmark:
+        L.benchmark("grammar_scores", "{model}", "{variant}", "{dataset}")
     conda:
         CORE_ENV
     threads: 1

@@ -15,6 +15,8 @@ rule check_invariant:
         stats=L.validity_stats("{track}", "{dataset}", "{suite}", "{shard}"),
     log:
         L.logs("invariant", "{track}", "{dataset}", "{suite}", "{shard}"),
+    benchmark:
+        L.benchmark("check_invariant", "{track}", "{dataset}", "{suite}", "{shard}")
     conda:
         CORE_ENV
     # Jobs (suites x shards) fill the cores; with fewer jobs than cores, `--set-threads

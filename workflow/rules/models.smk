@@ -14,6 +14,8 @@ rule train_encoder:
         metrics=L.model_metrics("{model}", "{dataset}"),
     log:
         L.logs("models", "train_{model}_{dataset}"),
+    benchmark:
+        L.benchmark("train_encoder", "{model}", "{dataset}")
     conda:
         MODELS_ENV
     threads: 4
@@ -84,6 +86,8 @@ rule predict:
         L.predictions("{model}", "{dataset}", "{shard}", "{variant}"),
     log:
         L.logs("predict", "{model}", "{variant}", "{dataset}", "{shard}"),
+    benchmark:
+        L.benchmark("predict", "{model}", "{variant}", "{dataset}", "{shard}")
     conda:
         MODELS_ENV
     threads: 4

@@ -34,6 +34,8 @@ rule mutate:
         stats=L.mutant_stats("{track}", "{dataset}", "{suite}", "{shard}"),
     log:
         L.logs("mutate", "{track}", "{dataset}", "{suite}", "{shard}"),
+    benchmark:
+        L.benchmark("mutate", "{track}", "{dataset}", "{suite}", "{shard}")
     conda:
         CORE_ENV
     threads: 1

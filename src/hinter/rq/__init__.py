@@ -6,7 +6,9 @@ Shared parts:
   (the Snakemake rules and the report are built from it);
 - :mod:`hinter.rq.outcomes` — which outcome files, read one (model, dataset) at a time into
   pooled counts (:class:`~hinter.rq.outcomes.Collected`);
-- :mod:`hinter.rq.runs` — which (model, dataset) runs RQ5 and RQ6 cover, from the config alone;
+- :mod:`hinter.plan` (outside the package) — which (model, dataset) runs and files RQ5 and RQ6
+  cover, from the config alone (``plan.higher_order_runs``, ``plan.variant_runs``,
+  :mod:`hinter.plan.targets`);
 - :mod:`hinter.rq.ordering` — row order (configured models and datasets, totals last);
 - :mod:`hinter.rq.intervals` — bootstrap intervals, comparisons and the one cell formatter of
   every RQ table;
