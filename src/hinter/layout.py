@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-# Datasets the workflow knows how to load (hinter.data holds their facts), as plain names so
-# that validation and planning need no heavy imports.
+# Datasets the workflow knows how to load (hinter.data.FACTS, in its order: a test keeps them in
+# step), as plain names so that validation and planning need no heavy imports.
 KNOWN_DATASETS = ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
 
 DEFAULT_VARIANT = "default"

@@ -104,3 +104,13 @@ def test_no_run_directory_path_is_built_outside_the_layout(repo):
         if not line.startswith("src/hinter/layout.py") and not any(w in line for w in outside)
     ]
     assert not hits, "\n".join(hits)
+
+
+def test_the_known_datasets_are_those_with_facts():
+    """layout.KNOWN_DATASETS is a plain tuple (deriving it from hinter.data.FACTS would import
+    pyarrow into Snakemake's start-up and close a cycle layout -> data -> plan -> layout), so
+    this keeps the two in step."""
+    from hinter.data import FACTS
+    from hinter.layout import KNOWN_DATASETS
+
+    assert tuple(FACTS) == KNOWN_DATASETS

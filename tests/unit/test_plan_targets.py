@@ -98,3 +98,43 @@ def test_heavy_rules_write_a_benchmark_from_the_layout(repo):
     for rule in BENCHMARKED_RULES:
         body = text.split(f"rule {rule}:", 1)[1].split("\nrule ", 1)[0]
         assert f'benchmark:\n        L.benchmark("{rule}", ' in body, rule
+
+
+def test_job_inputs_answer_for_a_jobs_wildcards(demo):
+    """The rules' input functions and per-job params, called as Snakemake calls them."""
+    from snakemake.iocontainers import Wildcards
+
+    L = RunLayout.from_config(demo)
+    J = targets.JobInputs(demo, L)
+    llm = next(r for r in plan.model_runs(demo) if r.kind == "llm")
+    enc = next(r for r in plan.model_runs(demo) if r.kind == "encoder")
+    wc = Wildcards(fromdict={"model": llm.model, "dataset": llm.dataset, "shard": "000"})
+    # a model's job has no track wildcard: its track is the model's
+    assert J.track_settings(wc) == demo["mutation"]["tracks"][llm.track]
+    assert (J.model_kind(wc), J.gpu(wc), J.api(wc)) == ("llm", 1, 0)
+    assert J.from_hub(wc) is False  # the demo's few-shot rows are its own
+    enc_wc = Wildcards(fromdict={"model": enc.model, "dataset": enc.dataset, "variant": "default"})
+    assert J.model_kind(enc_wc) == "encoder" and J.variant_spec(enc_wc) is None
+    assert J.encoder_spec(enc_wc) == demo["models"]["encoders"][enc.model]
+    assert J.keeps_discarded(enc_wc) is plan.keeps_discarded(demo, enc.model)
+    suite_wc = Wildcards(
+        fromdict={
+            "track": enc.track,
+            "dataset": enc.dataset,
+            "suite": "inter-race+gender",
+            "shard": "000",
+        }
+    )
+    assert J.track_settings(suite_wc) == demo["mutation"]["tracks"][enc.track]
+    assert J.suite_spec(suite_wc).attributes == ("gender", "race")
+    assert J.atomic_validity(suite_wc) == [
+        L.validity(enc.track, enc.dataset, s, "000") for s in ("atomic-gender", "atomic-race")
+    ]
+    assert (
+        J.atomic_validity(Wildcards(fromdict={**dict(suite_wc.items()), "suite": "atomic-race"}))
+        == []
+    )
+    assert J.n_shards(suite_wc) == plan.n_shards(demo, enc.dataset)
+    assert J.model_suites(enc_wc) == [
+        s.name for s in plan.suites(demo, enc.dataset, enc.track, enc.model)
+    ]

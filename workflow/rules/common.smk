@@ -53,7 +53,7 @@ RESOURCES = Path(workflow.basedir) / "resources"
 CORE_ENV = "../envs/hinter.yaml"
 MODELS_ENV = "../envs/models.yaml"
 DATASETS = list(config["datasets"])
-SPLITS = ["train", "validation", "test"]
+SPLITS = list(targets.JobInputs.SPLITS)
 DEMO = config["data"]["source"] == "demo"
 RQ_ORDER = plan.RQ_ORDER  # the intersectional order of RQ4's and RQ6's figures
 MODELS = plan.tested_models(config)
@@ -77,119 +77,14 @@ wildcard_constraints:
     variant=r"[A-Za-z0-9_]+(-run[0-9]+)?",
 
 
-# -- input functions (and params) of the per-dataset, per-shard and per-model rules -------------
-def shards(dataset):
-    return plan.shard_ids(config, dataset)
+# -- input functions: per-job inputs and params (hinter.plan.targets.JobInputs), named `J.<what>`
+J = targets.JobInputs(config, L)
 
 
-def n_shards(wc):
-    return plan.n_shards(config, wc.dataset)
-
-
-def dataset_meta(wc):
-    return L.meta(wc.dataset)
-
-
-def dataset_splits(wc):
-    return [L.documents(wc.dataset, s) for s in SPLITS]
-
-
-def train_split(wc):
-    return L.documents(wc.dataset, "train")
-
-
-def shard_docs(wc):
-    return L.tested(wc.dataset, wc.shard)
-
-
-def from_hub(wc):
-    """Whether a dataset's few-shot rows come from the hub (not the demo, not a user dataset)."""
-    return not DEMO and wc.dataset not in config["user_datasets"]
-
-
-def calls_api(wc):
-    """Whether a model is an API's (no GPU; capped by the `api` resource)."""
-    return plan.llm_backend(config, wc.model) == "openai"
-
-
-def model_kind(wc):
-    return "llm" if plan.llm_spec(config, wc.model) is not None else "encoder"
-
-
-def encoder_spec(wc):
-    return config["models"]["encoders"][wc.model]
-
-
-def variant_spec(wc):
-    return plan.variant_spec(config, wc.model, wc.variant)
-
-
-def keeps_discarded(wc):
-    return plan.keeps_discarded(config, wc.model)
-
-
-def track_settings(wc):
-    """The settings of a job's track (its `track` wildcard, or its model's)."""
-    track = wc.track if "track" in wc.keys() else plan.model_track(config, wc.model)
-    return config["mutation"]["tracks"][track]
-
-
-def track_llms(wc):
-    return plan.track_llms(config, wc.track, wc.dataset)
-
-
-def suite_spec(wc):
-    return plan.suite_spec(config, wc.dataset, wc.track, wc.suite)
-
-
-def document_share(wc):
-    return plan.document_share(plan.grammar_runs(config), config, wc.model, wc.dataset)
-
-
-def predict_inputs(wc):
-    return targets.predict_inputs(config, L, wc.model, wc.dataset, wc.shard, wc.variant)
-
-
-def mutate_inputs(wc):
-    return targets.mutate_inputs(config, L, wc.track, wc.dataset, wc.shard)
-
-
-def outcome_inputs(wc):
-    return targets.outcome_inputs(config, L, wc.model, wc.dataset, wc.suite, wc.variant)
-
-
-def grammar_inputs(wc):
-    return targets.grammar_inputs(config, L, wc.model, wc.dataset, wc.variant)
-
-
-def mutant_stats(wc):
-    return targets.stage_stats(config, L, "mutate", wc.track, wc.dataset)
-
-
-def validity_stats(wc):
-    return targets.stage_stats(config, L, "invariant", wc.track, wc.dataset)
-
-
-def atomic_validity(wc):
-    """An intersectional suite's atomic parents' verdicts (none for an atomic suite)."""
-    if not wc.suite.startswith("inter-"):
-        return []
-    atomic = [plan.suite_name((a,)) for a in plan.parse_suite(wc.suite)]
-    return [L.validity(wc.track, wc.dataset, s, wc.shard) for s in atomic]
-
-
-def parser_input(wc):
+def parser_input(wildcards):
     """A pipeline directory is an input of the invariant: a retrained one reruns it."""
     pipeline = config["parser"]["pipeline"]
     return [pipeline] if config["invariant"]["enabled"] and Path(pipeline).is_dir() else []
-
-
-def model_suites(wc):
-    """The suites a model is tested on (its default variant)."""
-    return [
-        s.name
-        for s in plan.suites(config, wc.dataset, plan.model_track(config, wc.model), wc.model)
-    ]
 
 
 # -- research-question outputs and the HTML report ---------------------------------------------
@@ -216,15 +111,14 @@ def rq_files(rq, kind, part=""):
 
 
 # -- user datasets (hinter.userdata) ---------------------------------------------------------
-def user_dataset_files(wc):
+from hinter import userdata
+
+
+def user_dataset_files(wildcards):
     """The local files a user dataset is read from (its prompt too: a change reruns the data)."""
-    from hinter import userdata
-
-    return userdata.input_files(wc.dataset, config, workflow.basedir)
+    return userdata.input_files(wildcards.dataset, config, workflow.basedir)
 
 
-def user_prompt(wc):
+def user_prompt(wildcards):
     """The prompt file of a user dataset's LLMs (None: resources/prompts/<dataset>.yaml)."""
-    from hinter import userdata
-
-    return userdata.own_prompt(wc.dataset, config, workflow.basedir)
+    return userdata.own_prompt(wildcards.dataset, config, workflow.basedir)

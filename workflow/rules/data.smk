@@ -20,7 +20,7 @@ rule user_dataset:
         CORE_ENV
     threads: 1
     params:
-        spec=lambda wc: config["user_datasets"][wc.dataset],
+        spec=J.user_spec,
         base_dir=workflow.basedir,
     script:
         "../scripts/user_dataset.py"
@@ -41,7 +41,7 @@ if not DEMO:
         resources:
             downloads=1,
         params:
-            source=lambda wc: config["data"]["hub"].get(wc.dataset, {}),
+            source=J.hub_source,
             labels=str(RESOURCES / "labels"),
             mirror=config["data"]["mirror"] if config["data"]["source"] == "mirror" else None,
         script:
@@ -53,7 +53,7 @@ if not DEMO:
 rule shard_documents:
     """The tested documents of one shard (in `data.order`; first N of that order when capped)."""
     input:
-        splits=lambda wc: [L.documents(wc.dataset, s) for s in config["data"]["test_splits"]],
+        splits=J.test_splits,
         meta=L.meta("{dataset}"),
     output:
         L.tested("{dataset}", "{shard}"),
@@ -64,9 +64,9 @@ rule shard_documents:
     threads: 1
     params:
         splits=config["data"]["test_splits"],
-        n_shards=n_shards,
+        n_shards=J.n_shards,
         max_documents=config["data"]["max_documents"],
-        order=lambda wc: config["data"]["order"].get(wc.dataset, "split"),
+        order=J.document_order,
         seed=config["seed"],
     script:
         "../scripts/shard_documents.py"

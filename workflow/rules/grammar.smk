@@ -7,7 +7,7 @@
 rule grammar_scores:
     """Grammar scores of the balanced sample of one (model, dataset)."""
     input:
-        unpack(grammar_inputs),
+        unpack(J.grammar),
     output:
         scores=L.grammar_scores("{model}", "{dataset}", "{variant}"),
         summary=L.grammar_summary("{model}", "{dataset}", "{variant}"),
@@ -19,10 +19,10 @@ rule grammar_scores:
         CORE_ENV
     threads: 1
     params:
-        suites=model_suites,
+        suites=J.model_suites,
         grammar=config["grammar"],
         cache_dir=config["cache_dir"],
-        share=document_share,
+        share=J.document_share,
     script:
         "../scripts/grammar_scores.py"
 

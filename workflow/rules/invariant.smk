@@ -5,11 +5,11 @@ rule check_invariant:
     """Validity of the mutants of one suite and shard (dependency invariant, paper Alg. 3)."""
     input:
         mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
-        docs=shard_docs,
+        docs=J.shard_docs,
         parser=parser_input,
         # An intersectional suite waits for its attributes' atomic suites: the parse cache then
         # holds its parents' sentences, and its parents' verdicts must agree with theirs.
-        atomic=atomic_validity,
+        atomic=J.atomic_validity,
     output:
         validity=L.validity("{track}", "{dataset}", "{suite}", "{shard}"),
         stats=L.validity_stats("{track}", "{dataset}", "{suite}", "{shard}"),
@@ -33,7 +33,7 @@ rule check_invariant:
 rule summarise_invariant:
     """Generated, valid and discarded mutants by reason, per suite, for one track and dataset."""
     input:
-        stats=validity_stats,
+        stats=J.validity_stats,
     output:
         summary=L.validity_summary("{track}", "{dataset}"),
     log:

@@ -7,8 +7,8 @@ from hinter.models.performance import llm_performance_runs
 rule train_encoder:
     """Fine-tune one encoder on one dataset (LexGLUE recipe); keep the best epoch."""
     input:
-        splits=dataset_splits,
-        meta=dataset_meta,
+        splits=J.splits,
+        meta=J.meta,
     output:
         model=directory(L.model_weights("{model}", "{dataset}")),
         metrics=L.model_metrics("{model}", "{dataset}"),
@@ -22,7 +22,7 @@ rule train_encoder:
     resources:
         gpu=1,
     params:
-        spec=encoder_spec,
+        spec=J.encoder_spec,
         training=config["models"]["training"],
         seed=config["seed"],
     script:
@@ -80,8 +80,8 @@ rule llm_performance:
 rule predict:
     """Predictions of one model (variant) for the originals and mutants of one shard."""
     input:
-        unpack(predict_inputs),
-        meta=dataset_meta,
+        unpack(J.predict),
+        meta=J.meta,
     output:
         L.predictions("{model}", "{dataset}", "{shard}", "{variant}"),
     log:
@@ -93,17 +93,17 @@ rule predict:
     threads: 4
     resources:
         # encoders and open-weights LLMs want a GPU; API callers can be capped (e.g. api=4)
-        gpu=lambda wc: 0 if calls_api(wc) else 1,
-        api=lambda wc: 1 if calls_api(wc) else 0,
+        gpu=J.gpu,
+        api=J.api,
     params:
-        kind=model_kind,
-        spec=variant_spec,
-        track=track_settings,
+        kind=J.model_kind,
+        spec=J.variant_spec,
+        track=J.track_settings,
         inference=config["models"]["inference"],
-        keep_discarded=keeps_discarded,
+        keep_discarded=J.keeps_discarded,
         cache_dir=config["cache_dir"],
         # user datasets: few-shot rows of their own prompt (or the first distinct labels)
-        from_hub=from_hub,
+        from_hub=J.from_hub,
         prompt=user_prompt,
     script:
         "../scripts/predict.py"

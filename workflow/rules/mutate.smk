@@ -5,9 +5,9 @@ rule track_windows:
     """What the LLMs of a track read of each document of a shard (context minus prompt and answer
     budget, with their own tokenizers), and their few-shot examples: once per shard."""
     input:
-        docs=shard_docs,
-        train=train_split,
-        meta=dataset_meta,
+        docs=J.shard_docs,
+        train=J.train,
+        meta=J.meta,
     output:
         L.windows("{track}", "{dataset}", "{shard}"),
     log:
@@ -16,10 +16,10 @@ rule track_windows:
         MODELS_ENV
     threads: 1
     params:
-        llms=track_llms,
+        llms=J.track_llms,
         cache_dir=config["cache_dir"],
         # user datasets: few-shot rows of their own prompt (or the first distinct labels)
-        from_hub=from_hub,
+        from_hub=J.from_hub,
         prompt=user_prompt,
     script:
         "../scripts/track_windows.py"
@@ -28,7 +28,7 @@ rule track_windows:
 rule mutate:
     """Mutants of one suite for the documents of one shard, within the track's window."""
     input:
-        unpack(mutate_inputs),
+        unpack(J.mutate),
     output:
         mutants=L.mutants("{track}", "{dataset}", "{suite}", "{shard}"),
         stats=L.mutant_stats("{track}", "{dataset}", "{suite}", "{shard}"),
@@ -40,9 +40,9 @@ rule mutate:
         CORE_ENV
     threads: 1
     params:
-        suite=suite_spec,
-        track=track_settings,
-        n_shards=n_shards,
+        suite=J.suite_spec,
+        track=J.track_settings,
+        n_shards=J.n_shards,
         mutation=config["mutation"],
         seed=config["seed"],
     script:
@@ -52,7 +52,7 @@ rule mutate:
 rule mutation_summary:
     """Generated, written, overlapping and duplicate counts per suite of one (track, dataset)."""
     input:
-        stats=mutant_stats,
+        stats=J.mutant_stats,
     output:
         summary=L.mutation_summary("{track}", "{dataset}"),
     log:

@@ -4,7 +4,7 @@
 rule outcomes:
     """Outcome of every mutant of one suite for one model (bias, parents, hidden, pattern)."""
     input:
-        unpack(outcome_inputs),
+        unpack(J.outcome),
     output:
         L.outcomes("{model}", "{dataset}", "{suite}", "{variant}"),
     log:
@@ -22,9 +22,9 @@ rule hidden_examples:
     """A few hidden-bias examples of one intersectional suite, rendered like paper Table 1."""
     input:
         outcomes=L.outcomes("{model}", "{dataset}", "{suite}", "{variant}"),
-        mutants=lambda wc: outcome_inputs(wc)["mutants"],
-        docs=lambda wc: outcome_inputs(wc)["docs"],
-        meta=dataset_meta,
+        mutants=J.outcome_mutants,
+        docs=J.outcome_docs,
+        meta=J.meta,
     output:
         L.examples("{model}", "{dataset}", "{suite}", "{variant}"),
     log:

@@ -19,6 +19,8 @@ from hinter.plan.suites import (
     higher_order_runs,
     parse_suite,
     shard_ids,
+    suite_name,
+    suite_spec,
     suites,
     variant_suites,
 )
@@ -298,3 +300,122 @@ def stage_stats(config: dict, L: RunLayout, stage: str, track: str, dataset: str
         for suite in _suite_names(config, dataset, track)
         for shard in shard_ids(config, dataset)
     ]
+
+
+class JobInputs:
+    """The input functions and per-job params of the per-dataset, per-shard and per-model rules,
+    bound to one config and layout (``workflow/rules/common.smk``: ``J = JobInputs(config, L)``).
+    Each method takes a job's wildcards (anything with the attributes it reads)."""
+
+    SPLITS = ("train", "validation", "test")
+
+    def __init__(self, config: dict, layout: RunLayout) -> None:
+        self.config, self.L = config, layout
+        self.demo = config["data"]["source"] == "demo"
+
+    # -- data ------------------------------------------------------------------------------
+    def meta(self, wc) -> str:
+        return self.L.meta(wc.dataset)
+
+    def splits(self, wc) -> list[str]:
+        return [self.L.documents(wc.dataset, s) for s in self.SPLITS]
+
+    def test_splits(self, wc) -> list[str]:
+        return [self.L.documents(wc.dataset, s) for s in self.config["data"]["test_splits"]]
+
+    def train(self, wc) -> str:
+        return self.L.documents(wc.dataset, "train")
+
+    def shard_docs(self, wc) -> str:
+        return self.L.tested(wc.dataset, wc.shard)
+
+    def n_shards(self, wc) -> int:
+        return len(shard_ids(self.config, wc.dataset))
+
+    def document_order(self, wc) -> str:
+        return self.config["data"]["order"].get(wc.dataset, "split")
+
+    def hub_source(self, wc) -> dict:
+        return self.config["data"]["hub"].get(wc.dataset, {})
+
+    def user_spec(self, wc) -> dict:
+        return self.config["user_datasets"][wc.dataset]
+
+    def from_hub(self, wc) -> bool:
+        """Whether a dataset's few-shot rows come from the hub (not the demo, not a user
+        dataset's own prompt)."""
+        return not self.demo and wc.dataset not in self.config["user_datasets"]
+
+    # -- mutation and the invariant ----------------------------------------------------------
+    def mutate(self, wc) -> dict:
+        return mutate_inputs(self.config, self.L, wc.track, wc.dataset, wc.shard)
+
+    def suite_spec(self, wc):
+        return suite_spec(self.config, wc.dataset, wc.track, wc.suite)
+
+    def track_llms(self, wc) -> list:
+        return R.track_llms(self.config, wc.track, wc.dataset)
+
+    def track_settings(self, wc) -> dict:
+        """The settings of a job's track (its ``track`` wildcard, or its model's)."""
+        track = getattr(wc, "track", None) or R.model_track(self.config, wc.model)
+        return self.config["mutation"]["tracks"][track]
+
+    def mutant_stats(self, wc) -> list[str]:
+        return stage_stats(self.config, self.L, "mutate", wc.track, wc.dataset)
+
+    def validity_stats(self, wc) -> list[str]:
+        return stage_stats(self.config, self.L, "invariant", wc.track, wc.dataset)
+
+    def atomic_validity(self, wc) -> list[str]:
+        """An intersectional suite's atomic parents' verdicts (none for an atomic suite): the
+        parse cache then holds its parents' sentences, and their verdicts must agree."""
+        if not wc.suite.startswith("inter-"):
+            return []
+        atomic = [suite_name((a,)) for a in parse_suite(wc.suite)]
+        return [self.L.validity(wc.track, wc.dataset, s, wc.shard) for s in atomic]
+
+    # -- models, the oracle and the grammar stage ---------------------------------------------
+    def predict(self, wc) -> dict:
+        return predict_inputs(self.config, self.L, wc.model, wc.dataset, wc.shard, wc.variant)
+
+    def calls_api(self, wc) -> bool:
+        """Whether a model is an API's (no GPU; capped by the ``api`` resource)."""
+        return R.llm_backend(self.config, wc.model) == "openai"
+
+    def gpu(self, wc) -> int:
+        return 0 if self.calls_api(wc) else 1
+
+    def api(self, wc) -> int:
+        return 1 if self.calls_api(wc) else 0
+
+    def model_kind(self, wc) -> str:
+        return "llm" if R.llm_spec(self.config, wc.model) is not None else "encoder"
+
+    def encoder_spec(self, wc) -> dict:
+        return self.config["models"]["encoders"][wc.model]
+
+    def variant_spec(self, wc) -> dict | None:
+        return R.variant_spec(self.config, wc.model, wc.variant)
+
+    def keeps_discarded(self, wc) -> bool:
+        return R.keeps_discarded(self.config, wc.model)
+
+    def outcome(self, wc) -> dict:
+        return outcome_inputs(self.config, self.L, wc.model, wc.dataset, wc.suite, wc.variant)
+
+    def outcome_mutants(self, wc) -> list[str]:
+        return self.outcome(wc)["mutants"]
+
+    def outcome_docs(self, wc) -> list[str]:
+        return self.outcome(wc)["docs"]
+
+    def grammar(self, wc) -> dict:
+        return grammar_inputs(self.config, self.L, wc.model, wc.dataset, wc.variant)
+
+    def model_suites(self, wc) -> list[str]:
+        """The suites a model is tested on (its default variant)."""
+        return _suite_names(self.config, wc.dataset, R.model_track(self.config, wc.model), wc.model)
+
+    def document_share(self, wc) -> tuple[int, int]:
+        return R.document_share(R.grammar_runs(self.config), self.config, wc.model, wc.dataset)
