@@ -28,7 +28,7 @@ import torch
 
 from hinter import io
 from hinter.models import decisions
-from hinter.models.inference import Engine
+from hinter.models.encoder import Engine
 from hinter.models.loading import SIDECAR, Classifier, load_classifier
 from hinter.models.tokenizers import train_demo_tokenizer
 from hinter.models.training import random_config

@@ -4,8 +4,9 @@ Submodules (import the one you need; importing this package pulls in no torch):
 
 - :mod:`hinter.models.predictor` — the registry: every model is a predictor the one predict
   stage runs (encoder; LLM with a ``transformers`` or ``openai`` chat backend);
-- :mod:`hinter.models.inference` — the deduplicating, cached engine and the predict stage;
-  the encoder engine;
+- :mod:`hinter.models.stage` — the predict stage every model shares, and the deduplicating,
+  cached engine base;
+- :mod:`hinter.models.encoder` — the encoder classifier's engine and predictor;
 - :mod:`hinter.models.cache` — the persistent prediction cache;
 - :mod:`hinter.models.decisions` — logits to label sets, probabilities and confidence;
 - :mod:`hinter.models.metrics` — micro/macro-F1 as LexGLUE computes them (ECtHR "none" column);
