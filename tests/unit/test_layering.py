@@ -167,6 +167,27 @@ def test_only_cli_imports_cli(graph):
     assert wrong == []
 
 
+def test_config_is_below_the_models_and_the_application(graph):
+    """Config validation reaches no model, RQ, plot or CLI module, not even through another
+    module: what it checks of them (prompt files, model folders) lives below them."""
+    above = ("hinter.models", "hinter.rq", "hinter.plots", "hinter.cli")
+    via: dict[str, str] = {}
+    stack = ["hinter.config"]
+    while stack:
+        module = stack.pop()
+        for dep in sorted(graph[module]):
+            if dep not in via and dep != "hinter.config":
+                via[dep] = module
+                stack.append(dep)
+    wrong = []
+    for dep in sorted(d for d in via if any(within(d, p) for p in above)):
+        chain = [dep]
+        while chain[-1] != "hinter.config":
+            chain.append(via[chain[-1]])
+        wrong.append(" <- ".join(chain))
+    assert wrong == []
+
+
 def test_the_predict_stage_is_below_its_backends(graph):
     """The encoder and the LLM layer build on the stage; the stage imports neither."""
     backends = ("hinter.models.encoder", "hinter.models.llm", "hinter.models.predictor")

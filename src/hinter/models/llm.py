@@ -43,10 +43,10 @@ from hinter.models.prompts import (
     check_paper_examples,
     excluded_documents,
     label_names_of,
-    load_prompt_spec,
     resolve_examples,
 )
 from hinter.models.stage import BaseEngine, Encoded, splits_at_whitespace
+from hinter.prompt_spec import load_prompt_spec
 
 log = logging.getLogger(__name__)
 

@@ -31,9 +31,9 @@ import numpy as np
 from hinter import hub, io, tables
 from hinter.checkpoints import Checkpoint, hub_commit, resolve_checkpoint
 from hinter.errors import ConfigError, DataError, HinterError, OfflineError
+from hinter.layout import MULTI_CLASS, MULTI_LABEL
+from hinter.model_dir import SIDECAR, n_labels_of, read_model_dir
 from hinter.models import decisions
-from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL
-from hinter.models.loading import SIDECAR, n_labels_of, read_model_dir
 from hinter.models.metrics import f1_scores
 from hinter.models.tokenizers import is_demo_tokenizer, train_demo_tokenizer
 
