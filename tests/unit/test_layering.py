@@ -188,12 +188,17 @@ def test_config_is_below_the_models_and_the_application(graph):
     assert wrong == []
 
 
-def test_the_predict_stage_is_below_its_backends(graph):
-    """The encoder and the LLM layer build on the stage; the stage imports neither."""
-    backends = ("hinter.models.encoder", "hinter.models.llm", "hinter.models.predictor")
+def test_the_predict_path_points_one_way(graph):
+    """predictor -> (encoder | llm -> chat backends) -> stage: the registry is imported by no
+    model module, and the stage imports none of its backends."""
+    assert {"hinter.models.encoder", "hinter.models.llm"} <= graph["hinter.models.predictor"]
+    assert [
+        m for m, d in graph.items() if within(m, "hinter.models") and "hinter.models.predictor" in d
+    ] == []
     assert "hinter.models.stage" in graph["hinter.models.encoder"]
+    assert "hinter.models.stage" in graph["hinter.models.llm"]
+    backends = ("hinter.models.encoder", "hinter.models.llm", "hinter.models.chat_")
     assert sorted(d for d in graph["hinter.models.stage"] if d.startswith(backends)) == []
-    assert not any(within(d, "hinter.models.chat_") for d in graph["hinter.models.stage"])
 
 
 def test_modules_stay_under_600_lines_outside_demo():
