@@ -3,8 +3,8 @@
 import torch
 
 from hinter import userdata
-from hinter.models.inference import run_predict_stage
 from hinter.models.predictor import load_predictor
+from hinter.models.stage import run_predict_stage
 from hinter.workflow import run
 
 

@@ -183,7 +183,8 @@ def llm_scores(
     import numpy as np
     from sklearn.metrics import f1_score
 
-    from hinter.models.decisions import MULTI_CLASS, check_task_type, indicator
+    from hinter.layout import MULTI_CLASS
+    from hinter.models.decisions import check_task_type, indicator
     from hinter.models.metrics import with_empty_column
 
     if not len(gold) == len(predicted) == len(answered):

@@ -1,11 +1,11 @@
 """The models under test behind one interface: a registry of predictors.
 
-Every model is a :class:`hinter.models.inference.Predictor` that the one predict stage
-(:func:`hinter.models.inference.run_predict_stage`) runs: the same originals-first order,
+Every model is a :class:`hinter.models.stage.Predictor` that the one predict stage
+(:func:`hinter.models.stage.run_predict_stage`) runs: the same originals-first order,
 deduplication, skip of mutants unchanged within what the model sees, persistent cache and
 output table, whatever the model is.
 
-- ``encoder``: a fine-tuned classifier directory (:class:`~hinter.models.inference.
+- ``encoder``: a fine-tuned classifier directory (:class:`~hinter.models.encoder.
   EncoderPredictor`);
 - prompted LLMs (:class:`~hinter.models.llm.LLMPredictor`) with a *chat backend* per
   ``models.llms.<name>.backend``: ``transformers`` (open weights,
@@ -45,7 +45,7 @@ def load_predictor(
     """The predictor of one model run (``kind``: encoder | llm) for one dataset and variant;
     an LLM reads its prompt from ``prompts_dir`` (default: resources/prompts)."""
     if kind == "encoder":
-        from hinter.models.inference import EncoderPredictor
+        from hinter.models.encoder import EncoderPredictor
 
         if variant != "default":
             raise ConfigError(f"model {model}: an encoder has only the default variant")

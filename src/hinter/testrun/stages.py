@@ -154,7 +154,7 @@ def _check(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict) -> di
 
 
 def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: dict) -> None:
-    from hinter.models.inference import predict_shard
+    from hinter.models.encoder import predict_shard
 
     predict_shard(
         model_dir=model.path,
@@ -185,8 +185,8 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
     usage on stderr."""
     import logging
 
-    from hinter.models.inference import run_predict_stage
     from hinter.models.llm import LLMPredictor
+    from hinter.models.stage import run_predict_stage
 
     inference = p.settings["models"]["inference"]
     predictor = LLMPredictor(
