@@ -3,7 +3,9 @@
 # invariant parses with spaCy's real en_core_web_sm, installed offline by `make env`.)
 
 # The grammar's data: a change reruns the corpora.
-DEMO_GRAMMAR = [str(RESOURCES / "demo" / name) for name in ("lexicon.tsv", "topics.tsv", "words.tsv")]
+DEMO_GRAMMAR = [
+    str(RESOURCES / "demo" / name) for name in ("lexicon.tsv", "topics.tsv", "words.tsv")
+]
 
 
 if DEMO:
