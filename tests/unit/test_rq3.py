@@ -15,6 +15,7 @@ from score_rows import sample, score_rows
 from hinter import io, tables
 from hinter.errors import DataError
 from hinter.grammar import SCORES
+from hinter.plots import rq3 as rq3_plots
 from hinter.rq import rq3, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ScoreFile
@@ -192,7 +193,7 @@ def test_positives_without_predicted_discarded_mutants_say_so(tmp_path):
     assert total["true_positives"] == 2 and pd.isna(total["false_positive_share_pct"])
     assert "Discarded mutants were not predicted" in out.markdown
     assert "not predicted" in out.markdown.split("| Model")[1]
-    fig = rq3.positives_figure(out.data)
+    fig = rq3_plots.positives_figure(out.data)
     assert [ax.get_title(loc="left") for ax in fig.axes] == ["(a) Bias found", "(b) Error rate"]
 
 
@@ -291,7 +292,7 @@ def test_grammar_validity_matches_pandas(tmp_path):
     assert rows.loc[("intersectional", "discarded mutant"), "score_pct"] == pytest.approx(
         pooled(inter), abs=1e-4
     )
-    fig = rq3.grammar_figure(out.data)
+    fig = rq3_plots.grammar_figure(out.data)
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
     assert labels == ["All", "Atomic", "Intersectional"]
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
@@ -315,16 +316,16 @@ def test_rq3_writes_every_table_and_figure_and_reruns_identically(tmp_path):
         boot=BOOT,
     )
     out = tmp_path / "rq3"
-    written = rq3.write_tables(out, **inputs) + rq3.write_figures(out, out)
+    written = rq3.write_tables(out, **inputs) + rq3_plots.write_figures(out, out)
     names = {p.name for p in written}
     assert names == {f"{n}.{e}" for n in rq3.TABLES for e in ("csv", "md", "html")} | {
-        f"{n}.{e}" for n in rq3.FIGURES for e in ("pdf", "png")
+        f"{n}.{e}" for n in rq3_plots.FIGURES for e in ("pdf", "png")
     }
     first = {p: p.read_bytes() for p in written}
     rq3.write_tables(out, **inputs)
-    rq3.write_figures(out, out)
+    rq3_plots.write_figures(out, out)
     assert {p: p.read_bytes() for p in written} == first
-    fig = rq3.validity_figure(pd.read_csv(out / "validity.csv"))
+    fig = rq3_plots.validity_figure(pd.read_csv(out / "validity.csv"))
     assert [ax.get_title(loc="left") for ax in fig.axes] == [
         "(a) All mutants",
         "(b) Intersectional",

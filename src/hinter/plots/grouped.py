@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import pandas as pd
 from matplotlib import ticker
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -36,6 +37,38 @@ class Groups:
     log: bool = False
     digits: int = 1  # decimals of the value written above each bar
     notes: Sequence[str] = field(default_factory=tuple)  # text under each group's label
+
+
+def point(row: Mapping[str, float] | None, value: str, low: str, high: str) -> Point:
+    """A table row's (value, low, high) columns as a point; no row: no bar."""
+    if row is None:
+        return (math.nan, math.nan, math.nan)
+    return (float(row[value]), float(row[low]), float(row[high]))
+
+
+def score_groups(
+    title: str,
+    groups: Sequence[str],
+    rows: Mapping[str, pd.DataFrame],
+    keys: Sequence[str],
+    colors: Mapping[str, str],
+    names: Mapping[str, str],
+) -> Groups:
+    """A panel of grammar scores (RQ2 Fig. 8a, RQ3 Fig. 8c): a series per input, whose rows
+    (``score_pct``, ``low``, ``high``) are indexed by ``keys``, one group per key."""
+    series = {
+        i: [point(r.loc[k] if k in r.index else None, "score_pct", "low", "high") for k in keys]
+        for i, r in rows.items()
+    }
+    return Groups(
+        title=title,
+        groups=groups,
+        series=series,
+        colors=colors,
+        names=names,
+        ylabel="Grammar score (%)",
+        limits=(0.0, 100.0),
+    )
 
 
 def _nan(v) -> bool:

@@ -19,20 +19,19 @@ Every rate has a bootstrap interval over original documents (:mod:`hinter.statis
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from hinter import io, rates, statistics, tables
 from hinter.errors import DataError
 from hinter.plan import RQ_ORDER
-from hinter.plots import grouped, style
+from hinter.plots import style
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import figures, outputs, paper, scores
+from hinter.rq import outputs, paper, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.intervals import cell as interval_cell
 from hinter.rq.ordering import in_order
@@ -44,7 +43,6 @@ from hinter.rq.scores import ScoreFile
 log = logging.getLogger(__name__)
 
 TABLES = outputs.names(3, outputs.TABLE)
-FIGURES = outputs.names(3, outputs.FIGURE)
 ALL = "All"  # pooled datasets / tracks
 TOTAL = "Total"  # pooled models
 EVERY = "all"  # every mutation kind pooled
@@ -119,7 +117,7 @@ def _order(suite: str) -> int:
     return len(suite.partition("-")[2].split("+"))
 
 
-def _mutation_order(kinds) -> list[str]:
+def mutation_order(kinds) -> list[str]:
     return [EVERY, *scores.mutation_order([k for k in kinds if k != EVERY])]
 
 
@@ -298,7 +296,7 @@ def validity(
         {
             "dataset": [*datasets, ALL],
             "track": [*tracks, ALL],
-            "mutation": _mutation_order(totals["mutation"]),
+            "mutation": mutation_order(totals["mutation"]),
         },
     )
     csv = totals[VALIDITY_COLUMNS]
@@ -458,7 +456,7 @@ def positives(
         {
             "model": [*models, TOTAL],
             "dataset": [*datasets, ALL],
-            "mutation": _mutation_order(totals["mutation"]),
+            "mutation": mutation_order(totals["mutation"]),
         },
     )
     total_scope = (
@@ -585,7 +583,7 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
     title = "Fig. 8c — grammar scores of valid vs discarded mutants"
     out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, caption)
     if len(out.data):  # "all" first, as Fig. 7 and 8b
-        data = in_order(out.data, {"mutation": _mutation_order(out.data["mutation"])})
+        data = in_order(out.data, {"mutation": mutation_order(out.data["mutation"])})
         out = Table(data, out.markdown)
     return out
 
@@ -628,154 +626,3 @@ def write_tables(out_dir: str | Path, **inputs) -> list[Path]:
     for name, table in build_tables(**inputs).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(3, name).extensions)
     return written
-
-
-# ---------------------------------------------------------------------------------------------
-# Figures, drawn from the tables' CSV files
-
-
-def _point(row: pd.Series | None, value: str, low: str, high: str) -> grouped.Point:
-    if row is None:
-        return (np.nan, np.nan, np.nan)
-    return (float(row[value]), float(row[low]), float(row[high]))
-
-
-def validity_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 7: valid and discarded shares per dataset (every track pooled), for (a) all
-    mutants, (b) intersectional, (c) atomic ones, with intervals; mutants counted under the
-    bars."""
-    pooled = table[table["track"] == ALL]
-    datasets = list(dict.fromkeys(pooled["dataset"]))
-    colors, names = _validity_style()
-    panels = []
-    kinds = [k for k in (EVERY, "intersectional", "atomic") if k in set(pooled["mutation"])]
-    kinds = kinds or [EVERY]
-    for letter, kind in zip("abc", kinds, strict=False):
-        part = pooled[pooled["mutation"] == kind].set_index("dataset")
-        rows = [part.loc[d] if d in part.index else None for d in datasets]
-        discarded = [_point(r, "discarded_pct", "low", "high") for r in rows]
-        valid = [(100 - v, 100 - h, 100 - lo) for v, lo, h in discarded]
-        title = {EVERY: "All mutants"}.get(kind, style.name("mutations", kind))
-        panels.append(
-            grouped.Groups(
-                title=f"({letter}) {title}",
-                groups=[style.name("datasets", d) for d in datasets],
-                series={"valid": valid, "discarded": discarded},
-                colors=colors,
-                names=names,
-                ylabel="Mutants (%)",
-                limits=(0.0, 100.0),
-                notes=[f"N = {int(r['generated'])}" if r is not None else "" for r in rows],
-            )
-        )
-    with style.context():
-        return grouped.panels(panels)
-
-
-def _validity_style() -> tuple[dict[str, str], dict[str, str]]:
-    keys = ("valid", "discarded")
-    return (
-        {k: style.color("validity", k) for k in keys},
-        {k: style.name("validity", k) for k in keys},
-    )
-
-
-def positives_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 8b: (a) true vs false positives per mutation kind, every model and dataset pooled
-    (log scale); (b) the error rate of valid vs discarded mutants per model, with intervals."""
-    pooled = table[(table["model"] == TOTAL) & (table["dataset"] == ALL)].set_index("mutation")
-    kinds = [k for k in _mutation_order(pooled.index) if k in pooled.index]
-    colors = {k: style.color("positives", k) for k in ("true", "false")}
-    names = {k: style.name("positives", k) for k in ("true", "false")}
-    predicted = bool(table["predicted_discarded"].any()) if len(table) else False
-    counts = {
-        "true": [(float(pooled.loc[k, "true_positives"]), np.nan, np.nan) for k in kinds],
-        "false": [
-            (float(pooled.loc[k, "false_positives"]) if predicted else np.nan, np.nan, np.nan)
-            for k in kinds
-        ],
-    }
-    a = grouped.Groups(
-        title="(a) Bias found",
-        groups=[style.name("mutations", k) for k in kinds],
-        series=counts,
-        colors=colors,
-        names=names,
-        ylabel="Bias-inducing mutants",
-        log=True,
-        digits=0,
-    )
-    per_model = table[(table["dataset"] == ALL) & (table["mutation"] == EVERY)]
-    models = list(per_model["model"])
-    rates_series = {
-        "true": [
-            _point(r, "error_rate_pct", "error_rate_pct_low", "error_rate_pct_high")
-            for _, r in per_model.iterrows()
-        ],
-        "false": [
-            _point(
-                r,
-                "discarded_error_rate_pct",
-                "discarded_error_rate_pct_low",
-                "discarded_error_rate_pct_high",
-            )
-            if predicted
-            else (np.nan,) * 3
-            for _, r in per_model.iterrows()
-        ],
-    }
-    b = grouped.Groups(
-        title="(b) Error rate",
-        groups=[style.name("models", m) for m in models],
-        series=rates_series,
-        colors=colors,
-        names={"true": "Valid mutants", "false": "Discarded mutants"},
-        ylabel="Bias-inducing mutants (%)",
-    )
-    with style.context():
-        return grouped.panels([a, b])
-
-
-def grammar_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 8c: grammar scores of originals, valid and discarded mutants per mutation kind."""
-    kinds = _mutation_order(table["mutation"]) if len(table) else [EVERY]
-    inputs = (ORIGINAL, VALID, DISCARDED)
-    colors = {
-        ORIGINAL: style.color("inputs", "original"),
-        VALID: style.color("validity", "valid"),
-        DISCARDED: style.color("validity", "discarded"),
-    }
-    names = {ORIGINAL: "Original", VALID: "Valid mutant", DISCARDED: "Discarded mutant"}
-    series = {}
-    for i in inputs:
-        rows = table[table["input"] == i].set_index("mutation")
-        series[i] = [
-            _point(rows.loc[k] if k in rows.index else None, "score_pct", "low", "high")
-            for k in kinds
-        ]
-    panel = grouped.Groups(
-        title="Grammar scores",
-        groups=[style.name("mutations", k) for k in kinds],
-        series=series,
-        colors=colors,
-        names=names,
-        ylabel="Grammar score (%)",
-        limits=(0.0, 100.0),
-    )
-    with style.context():
-        return grouped.panels([panel])
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
-    builders = {
-        "fig7": lambda: validity_figure(tables["validity"]),
-        "fig8b": lambda: positives_figure(tables["positives"]),
-        "fig8c": lambda: grammar_figure(tables["grammar_validity"]),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Draw Figs. 7, 8b and 8c from the RQ3 tables; write PDF and PNG to ``out_dir``."""
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(3))
-    return figures.save_all(3, build_figures(tables), out_dir)

@@ -23,20 +23,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from hinter import rates
 from hinter.oracle import suite_attributes
-from hinter.plots import rq4 as charts
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import figures, intervals, outputs, paper
+from hinter.rq import intervals, outputs, paper
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 
 log = logging.getLogger(__name__)
 
 TABLES = outputs.names(4, outputs.TABLE)
-FIGURES = outputs.names(4, outputs.FIGURE)
 ALL = "All"
 TOTAL = "Total"
 # Fig. 9 pooled over the models the paper's counts cover (paper.RQ4["scope_models"])
@@ -445,22 +442,3 @@ def write_tables(
     for name, table in build_tables(files, models, datasets, stats, order).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(4, name).extensions)
     return written
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
-    """Every RQ4 figure (``FIGURES``) by name, from the tables' CSV data."""
-    c, v = tables["counterparts"], tables["venn"]
-    builders = {
-        "fig9": lambda: charts.counterpart_pies(c, ARTIFACT, compatibility=False),
-        "fig9_artifact": lambda: charts.counterpart_pies(c, ARTIFACT, compatibility=True),
-        "fig10": lambda: charts.venn_diagrams(v[(v["model"] == TOTAL) & (v["order"] == 2)]),
-        "upset": lambda: charts.upset(v[(v["model"] == TOTAL) & (v["order"] >= 3)]),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Draw Figs. 9 and 10 (and the compatibility and UpSet figures) from the RQ4 tables."""
-    # Venn regions are bit strings ("011"): read as text, not as numbers.
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(4), dtype={"region": str})
-    return figures.save_all(4, build_figures(tables), out_dir)

@@ -18,13 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from hinter import rates, statistics
 from hinter.layout import DEFAULT_VARIANT, Variant
-from hinter.plots import rq6 as charts
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import figures, intervals, outputs
+from hinter.rq import intervals, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
 from hinter.rq.rq5 import comparison_sentence
@@ -32,7 +30,6 @@ from hinter.rq.rq5 import comparison_sentence
 log = logging.getLogger(__name__)
 
 TABLES = outputs.names(6, outputs.TABLE)
-FIGURES = outputs.names(6, outputs.FIGURE)
 RATES = ("error_rate", "hidden_rate")
 RUNS = "runs"
 PROMPTS = "prompts"
@@ -422,17 +419,3 @@ def write_tables(
             builders[name](), Path(out_dir) / name, outputs.get(6, name).extensions
         )
     return written
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame], rule: str) -> dict[str, Figure]:
-    builders = {
-        "fig11": lambda: charts.variant_bars(tables["variants"]),
-        "fig12": lambda: charts.threshold_curves(tables["thresholds"], tables["accuracy"], rule),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path, rule: str) -> list[Path]:
-    """Draw Figs. 11 and 12 from the RQ6 tables in ``tables_dir``."""
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(6))
-    return figures.save_all(6, build_figures(tables, rule), out_dir)
