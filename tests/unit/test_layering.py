@@ -17,7 +17,6 @@ MAX_LINES = 600
 # when its module shrinks (the test then fails if the entry is left behind).
 KNOWN_LONG = {
     "hinter.models.inference": "issue 23 step 4: split into the stage and the encoder",
-    "hinter.rq.rq3": "issue 23 step 8: RQ figures in their own places",
 }
 
 
@@ -168,11 +167,10 @@ def test_only_cli_imports_cli(graph):
     assert wrong == []
 
 
-def test_modules_stay_under_600_lines_outside_demo():
+def test_modules_stay_under_600_lines():
     long = {
         name: len(path.read_text(encoding="utf-8").splitlines())
         for name, path in module_files().items()
-        if not within(name, "hinter.demo")
     }
     long = {name: n for name, n in long.items() if n > MAX_LINES}
     assert sorted(set(long) - set(KNOWN_LONG)) == [], long

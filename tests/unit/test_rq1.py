@@ -13,8 +13,8 @@ from rq_runs import META, make_run, write_shards
 from hinter import io, oracle, rates, statistics
 from hinter.edits import Edit
 from hinter.layout import RunLayout
-from hinter.rq import examples as rq_examples
 from hinter.plots import rq1 as rq1_plots
+from hinter.rq import examples as rq_examples
 from hinter.rq import outputs, rq1
 from hinter.rq.outcomes import OutcomeFile
 

@@ -95,15 +95,7 @@ def groups_panel(ax: Axes, panel: Groups) -> None:
         )
         for xi, (value, low, high) in zip(x, points, strict=True):
             if _nan(value):
-                ax.annotate(
-                    "–",
-                    (xi, 0),
-                    xytext=(0, 2),
-                    textcoords="offset points",
-                    ha="center",
-                    va="bottom",
-                    fontsize=6,
-                )
+                style.label_above(ax, "–", (xi, 0))
                 continue
             top = value
             if not (_nan(low) or _nan(high)):
@@ -118,14 +110,12 @@ def groups_panel(ax: Axes, panel: Groups) -> None:
                 )
                 top = max(top, high)
             tops.append(top)
-            ax.annotate(
+            style.label_above(
+                ax,
                 f"{value:.{panel.digits}f}",
                 (xi, top),
-                xytext=(0, 1.5),
-                textcoords="offset points",
-                ha="center",
-                va="bottom",
-                fontsize=5.5,
+                offset=1.5,
+                size=5.5,
                 rotation=90 if n > 2 else 0,
             )
     labels = list(panel.groups)

@@ -182,15 +182,7 @@ def upset(rows: pd.DataFrame) -> Figure:
         color = style.color("suites", suites[0])
         bars_ax.bar(x, part["originals"], color=color, width=0.6)
         for xi, n, s in zip(x, part["originals"], part["share_pct"], strict=True):
-            bars_ax.annotate(
-                f"{int(n)}\n{s:.1f}%",
-                (xi, n),
-                xytext=(0, 2),
-                textcoords="offset points",
-                ha="center",
-                va="bottom",
-                fontsize=6,
-            )
+            style.label_above(bars_ax, f"{int(n)}\n{s:.1f}%", (xi, n))
         bars_ax.set_ylabel("Bias-inducing originals")
         bars_ax.set_ylim(0, part["originals"].max() * 1.35)
         bars_ax.set_title(

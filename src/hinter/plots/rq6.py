@@ -83,14 +83,8 @@ def variant_bars(table: pd.DataFrame) -> Figure:
                     for x, y, h, s, v_ in zip(xs, ys, hi, stars, values, strict=True):
                         # the value on every bar: a 0 is drawn, an undefined rate says "–"
                         text = "–" if pd.isna(v_) else f"{v_:.1f}"
-                        ax.annotate(
-                            text + ("*" if s else ""),
-                            (x, y + h),
-                            xytext=(0, 1),
-                            textcoords="offset points",
-                            ha="center",
-                            va="bottom",
-                            fontsize=5.5,
+                        style.label_above(
+                            ax, text + ("*" if s else ""), (x, y + h), offset=1, size=5.5
                         )
                 ax.set_xticks(range(len(runs)), [_run_name(m, d) for m, d in runs])
                 ax.set_title(f"({next(letter)}) {title}", loc="left")

@@ -6,6 +6,7 @@ Shared parts:
   (the Snakemake rules and the report are built from it);
 - :mod:`hinter.rq.outcomes` — which outcome files, read one (model, dataset) at a time into
   pooled counts (:class:`~hinter.rq.outcomes.Collected`);
+- :mod:`hinter.rq.validity` — the invariant's validity shards as per-document counts (RQ3);
 - :mod:`hinter.rq.runs` — which (model, dataset) runs RQ5 and RQ6 cover, from the config alone;
 - :mod:`hinter.rq.ordering` — row order (configured models and datasets, totals last);
 - :mod:`hinter.rq.intervals` — bootstrap intervals, comparisons and the one cell formatter of

@@ -128,6 +128,12 @@ def _pct(grid: pd.DataFrame, rate: str) -> dict[str, pd.Series]:
     return {f"{rate}{s}_pct": 100 * grid[f"{rate}{s}"] for s in ("", "_lo", "_hi")}
 
 
+def _error_columns(grid: pd.DataFrame) -> dict[str, pd.Series]:
+    """A grid's keys, counts and error rate (with its interval) as CSV columns."""
+    keys = ("dataset", "model", "valid", "decided", "errors")
+    return {**{k: grid[k] for k in keys}, **_pct(grid, "error_rate")}
+
+
 def _cell(rate: str):
     return lambda r: intervals.cell(r[rate], r[f"{rate}_lo"], r[f"{rate}_hi"])
 
@@ -143,12 +149,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
     )  # fmt: skip
     csv = pd.DataFrame(
         {
-            "dataset": grid["dataset"],
-            "model": grid["model"],
-            "valid": grid["valid"],
-            "decided": grid["decided"],
-            "errors": grid["errors"],
-            **_pct(grid, "error_rate"),
+            **_error_columns(grid),
             "hidden_base": grid["hidden_base"],
             "hidden": grid["hidden"],
             **_pct(grid, "hidden_rate"),
@@ -182,12 +183,7 @@ def atomic_rates(
     grid = grid.merge(diff, on=keys, how="left", validate="one_to_one")
     csv = pd.DataFrame(
         {
-            "dataset": grid["dataset"],
-            "model": grid["model"],
-            "valid": grid["valid"],
-            "decided": grid["decided"],
-            "errors": grid["errors"],
-            **_pct(grid, "error_rate"),
+            **_error_columns(grid),
             "intersectional_error_rate_pct": 100 * grid["rate_a"],
             "difference_pct": 100 * grid["difference"],
             "difference_lo_pct": 100 * grid["difference_lo"],
