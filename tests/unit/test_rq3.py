@@ -274,7 +274,8 @@ def test_grammar_validity_matches_pandas(tmp_path):
     def pooled(frame):
         return 100 * (1 - frame["issues"].sum() / frame["words"].sum())
 
-    rows = out.data.set_index(["mutation", "input"])
+    # a group's score, once (a discarded mutant has a row per comparison)
+    rows = out.data.drop_duplicates(["mutation", "input"]).set_index(["mutation", "input"])
     mutants = raw[raw["kind"] == "mutant"]
     valid, discarded = mutants[mutants["valid"] == True], mutants[mutants["valid"] == False]  # noqa: E712
     originals = raw[raw["kind"] == "original"].drop_duplicates(["model", "doc_id"])
@@ -285,16 +286,29 @@ def test_grammar_validity_matches_pandas(tmp_path):
     assert rows.loc[("all", "original"), "score_pct"] == pytest.approx(pooled(originals), abs=1e-4)
     # an original sampled for both orders is one text in "all"
     assert rows.loc[("all", "original"), "texts"] == len(originals)
-    d = rows.loc[("all", "discarded mutant")]
-    assert d["compared_with"] == "valid mutant all"
-    assert d["difference"] == pytest.approx(pooled(discarded) - pooled(valid), abs=1e-4)
+    # a discarded mutant is compared twice (002 RQ3.3): with the valid ones and with the originals
+    d = out.data[(out.data["mutation"] == "all") & (out.data["input"] == "discarded mutant")]
+    d = d.set_index("compared_with")
+    assert list(d.index) == ["valid mutant all", "original all"]
+    assert d.loc["valid mutant all", "difference"] == pytest.approx(
+        pooled(discarded) - pooled(valid), abs=1e-4
+    )
+    assert d.loc["original all", "difference"] == pytest.approx(
+        pooled(discarded) - pooled(originals), abs=1e-4
+    )
+    assert d["score_pct"].nunique() == 1  # the same group, once per comparison
     inter = raw[(raw["order"] == 2) & (raw["kind"] == "mutant") & (raw["valid"] == False)]  # noqa: E712
     assert rows.loc[("intersectional", "discarded mutant"), "score_pct"] == pytest.approx(
         pooled(inter), abs=1e-4
     )
     fig = rq3_plots.grammar_figure(out.data)
-    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-    assert labels == ["All", "Atomic", "Intersectional"]
+    labels = [t.get_text().split("\n") for t in fig.axes[0].get_xticklabels()]
+    assert [lines[0] for lines in labels] == ["All", "Atomic", "Intersectional"]
+    # the three comparisons under each kind: V−O, D−V and the paper's D−O
+    assert [line.split(" ")[0] for line in labels[0][1:]] == ["V−O", "D−V", "D−O"]
+    assert labels[0][3].startswith(
+        f"D−O {d.loc['original all', 'difference']:+.2f}".replace("-", "−")
+    )
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
         "Original",
         "Valid mutant",

@@ -53,9 +53,11 @@ def score_groups(
     keys: Sequence[str],
     colors: Mapping[str, str],
     names: Mapping[str, str],
+    notes: Sequence[str] = (),
 ) -> Groups:
     """A panel of grammar scores (RQ2 Fig. 8a, RQ3 Fig. 8c): a series per input, whose rows
-    (``score_pct``, ``low``, ``high``) are indexed by ``keys``, one group per key."""
+    (``score_pct``, ``low``, ``high``) are indexed by ``keys``, one group per key (``notes``
+    under each)."""
     series = {
         i: [point(r.loc[k] if k in r.index else None, "score_pct", "low", "high") for k in keys]
         for i, r in rows.items()
@@ -68,6 +70,7 @@ def score_groups(
         names=names,
         ylabel="Grammar score (%)",
         limits=(0.0, 100.0),
+        notes=notes,
     )
 
 

@@ -1,6 +1,6 @@
 """RQ3's Figs. 7, 8b and 8c, drawn from the RQ3 tables' CSV files (:mod:`hinter.rq.rq3` writes
 them): valid vs discarded mutants per dataset, true vs false positives, and grammar scores of
-originals, valid and discarded mutants."""
+originals, valid and discarded mutants with their three comparisons."""
 
 from __future__ import annotations
 
@@ -125,16 +125,37 @@ def grammar_figure(table: pd.DataFrame) -> Figure:
         DISCARDED: style.color("validity", "discarded"),
     }
     names = {ORIGINAL: "Original", VALID: "Valid mutant", DISCARDED: "Discarded mutant"}
+    # a discarded mutant's row repeats for each of its two comparisons: its score once
+    scored = table.drop_duplicates(["mutation", "input"])
     panel = grouped.score_groups(
         "Grammar scores",
         [style.name("mutations", k) for k in kinds],
-        {i: table[table["input"] == i].set_index("mutation") for i in inputs},
+        {i: scored[scored["input"] == i].set_index("mutation") for i in inputs},
         kinds,
         colors,
         names,
+        [_differences(table, k) for k in kinds],
     )
     with style.context():
         return grouped.panels([panel])
+
+
+def _differences(table: pd.DataFrame, kind: str) -> str:
+    """The comparisons of ``kind`` as notes under its bars: "D−O −5.04*" = discarded minus
+    original, in points (* significant)."""
+    short = {ORIGINAL: "O", VALID: "V", DISCARDED: "D"}
+    rows = table[(table["mutation"] == kind) & table["difference"].notna()]
+    return "\n".join(
+        f"{short[i]}−{short[str(c).rpartition(' ')[0]]} {d:+.2f}".replace("-", "−")
+        + ("*" if str(s) == "True" else "")
+        for i, c, d, s in zip(
+            rows["input"],
+            rows["compared_with"],
+            rows["difference"],
+            rows["significant"],
+            strict=True,
+        )
+    )
 
 
 def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
