@@ -12,12 +12,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 PACKAGE = SRC / "hinter"
-MAX_LINES = 600
-# Modules over MAX_LINES that are known and have an open issue to split them; remove an entry
-# when its module shrinks (the test then fails if the entry is left behind).
-KNOWN_LONG = {
-    "hinter.rq.rq3": "issue 23 step 8: RQ figures in their own places",
-}
+MAX_LINES = 600  # every module, demo/ included
 
 
 def module_files(package: Path = PACKAGE) -> dict[str, Path]:
@@ -201,12 +196,9 @@ def test_the_predict_path_points_one_way(graph):
     assert sorted(d for d in graph["hinter.models.stage"] if d.startswith(backends)) == []
 
 
-def test_modules_stay_under_600_lines_outside_demo():
+def test_modules_stay_under_600_lines():
     long = {
         name: len(path.read_text(encoding="utf-8").splitlines())
         for name, path in module_files().items()
-        if not within(name, "hinter.demo")
     }
-    long = {name: n for name, n in long.items() if n > MAX_LINES}
-    assert sorted(set(long) - set(KNOWN_LONG)) == [], long
-    assert sorted(set(KNOWN_LONG) - set(long)) == [], "split: drop it from KNOWN_LONG"
+    assert {name: n for name, n in long.items() if n > MAX_LINES} == {}
