@@ -426,22 +426,6 @@ def correctness(
     return pd.DataFrame(out, columns=[*by, "input", "outcome", "count"]).astype({"count": np.int64})
 
 
-def threshold_curve(
-    outcomes: pd.DataFrame | pa.Table,
-    thresholds: Iterable[float],
-    by: Sequence[str] = (),
-    rule: str = EXCLUDE,
-) -> pd.DataFrame:
-    """Counts and rates under each confidence threshold (RQ6.3), one block per threshold."""
-    frame = _as_frame(outcomes)
-    parts = []
-    for t in thresholds:
-        part = counts(frame, by, threshold=float(t), rule=rule)
-        part.insert(0, "threshold", float(t))
-        parts.append(part)
-    return add_rates(pd.concat(parts, ignore_index=True))
-
-
 # Fig. 12 (c), (d): predictions kept by a confidence threshold, and the right ones among them.
 ACCURACY_COUNTS = ("originals", "originals_kept", "originals_right", "mutants", "mutants_kept",
                    "mutants_right")  # fmt: skip
