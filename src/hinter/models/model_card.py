@@ -90,14 +90,11 @@ def training_args_record(args, settings: TrainingSettings, seed: int) -> dict[st
 
 
 def model_card(
-    name: str,
-    dataset: str,
-    sidecar: Mapping[str, Any],
-    settings: TrainingSettings,
-    metrics: Mapping[str, Any],
+    sidecar: Mapping[str, Any], settings: TrainingSettings, metrics: Mapping[str, Any]
 ) -> str:
-    """A short Markdown model card: what it is, how it was trained, how well it does."""
-    source = sidecar["source"]
+    """A short Markdown model card of the model ``sidecar`` (:func:`sidecar_record`) describes:
+    what it is, how it was trained, how well it does."""
+    name, dataset, source = sidecar["model"], sidecar["dataset"], sidecar["source"]
     if source["init"] == "random":
         size = json.dumps(source["size"], sort_keys=True)
         base = f"randomly initialised {source['architecture']} ({size})"

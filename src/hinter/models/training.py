@@ -378,7 +378,7 @@ def train_encoder(
             sidecar,
             training_args_record(args, settings, seed),
             training_record(trainer, seconds),
-            model_card(model_name, dataset, sidecar, settings, metrics),
+            model_card(sidecar, settings, metrics),
         )
         if out_dir.exists():
             shutil.rmtree(out_dir)

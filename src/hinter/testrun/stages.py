@@ -185,15 +185,17 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
     usage on stderr."""
     import logging
 
-    from hinter.models.llm import LLMPredictor
+    from hinter.models.predictor import PredictJob, load_predictor
     from hinter.models.stage import run_predict_stage
 
     inference = p.settings["models"]["inference"]
-    predictor = LLMPredictor(
-        model.name, model.llm, dataset=DATASET, variant="default", meta_path=meta_path,
-        train_path=layout.documents(DATASET, "train"), cache_dir=p.cache_dir, from_hub=False,
-        cache=inference["cache"], prompts_dir=model.task.folder,
+    job = PredictJob(
+        model=model.name, kind="llm", dataset=DATASET, variant="default", meta_path=meta_path,
+        cache_dir=p.cache_dir, inference=inference, spec=model.llm,
+        train_path=layout.documents(DATASET, "train"), from_hub=False,
+        prompts_dir=model.task.folder,
     )  # fmt: skip
+    predictor = load_predictor(job)
     logger = logging.getLogger("hinter.models.llm")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("hinter: %(message)s"))
