@@ -437,7 +437,7 @@ def _check_llms(llms: dict) -> None:
 def _check_sensitivity(sens: dict, llms: dict, cfg: Mapping[str, Any] | None = None) -> None:
     """RQ6's variants: LLMs on datasets they test, prompt templates that exist."""
     from hinter import userdata
-    from hinter.models.prompts import PROMPTS_DIR, template_names
+    from hinter.prompt_spec import PROMPTS_DIR, template_names
 
     cfg = cfg or {}
     known_datasets = known_dataset_names(cfg)
@@ -574,7 +574,7 @@ def startup_checks(
                 raise ConfigError(f"config key '{key}': model folder {source} not found")
             if spec["init"] == "finetuned":
                 from hinter.errors import DataError
-                from hinter.models.loading import read_model_dir
+                from hinter.model_dir import read_model_dir
 
                 try:
                     read_model_dir(local)

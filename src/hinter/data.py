@@ -52,69 +52,34 @@ class DatasetFacts:
 
 # LexGLUE's hub copy serves Parquet from `main`; the resolved commit is recorded in meta.json on
 # download. Pin `data.hub.<dataset>.revision` to it to freeze a reproduction.
+def _lexglue(name: str, task_type: str, label_field: str, n_labels: int, sizes, **more):
+    """A LexGLUE task: its hub config is its name, its text the field ``text``."""
+    splits = dict(zip(SPLITS, sizes, strict=True))
+    return DatasetFacts(
+        name, task_type, "coastalcph/lex_glue", name, "main", "text", label_field, n_labels, splits,
+        **more,
+    )  # fmt: skip
+
+
+# fmt: off
 FACTS: dict[str, DatasetFacts] = {
-    "ecthr_a": DatasetFacts(
-        "ecthr_a",
-        "multi_label",
-        "coastalcph/lex_glue",
-        "ecthr_a",
-        "main",
-        "text",
-        "labels",
-        10,
-        {"train": 9000, "validation": 1000, "test": 1000},
-        hub_label_names=ECTHR_ARTICLES,
-        empty_label_name="none",
+    "ecthr_a": _lexglue(
+        "ecthr_a", "multi_label", "labels", 10, (9000, 1000, 1000),
+        hub_label_names=ECTHR_ARTICLES, empty_label_name="none",
     ),
-    "scotus": DatasetFacts(
-        "scotus",
-        "multi_class",
-        "coastalcph/lex_glue",
-        "scotus",
-        "main",
-        "text",
-        "label",
-        13,
-        {"train": 5000, "validation": 1400, "test": 1400},
-        hub_label_names=SCOTUS_ISSUE_AREAS,
-        labels_present=13,
+    "scotus": _lexglue(
+        "scotus", "multi_class", "label", 13, (5000, 1400, 1400),
+        hub_label_names=SCOTUS_ISSUE_AREAS, labels_present=13,
     ),
-    "eurlex": DatasetFacts(
-        "eurlex",
-        "multi_label",
-        "coastalcph/lex_glue",
-        "eurlex",
-        "main",
-        "text",
-        "labels",
-        100,
-        {"train": 55000, "validation": 5000, "test": 5000},
-    ),
-    "ledgar": DatasetFacts(
-        "ledgar",
-        "multi_class",
-        "coastalcph/lex_glue",
-        "ledgar",
-        "main",
-        "text",
-        "label",
-        100,
-        {"train": 60000, "validation": 10000, "test": 10000},
-    ),
+    "eurlex": _lexglue("eurlex", "multi_label", "labels", 100, (55000, 5000, 5000)),
+    "ledgar": _lexglue("ledgar", "multi_class", "label", 100, (60000, 10000, 10000)),
     "imdb": DatasetFacts(
-        "imdb",
-        "multi_class",
-        "stanfordnlp/imdb",
-        None,
-        "e6281661ce1c48d982bc483cf8a173c1bbeb5d31",
-        "text",
-        "label",
-        2,
-        {"train": 25000, "validation": 0, "test": 25000},
-        hub_label_names=("neg", "pos"),
-        splits_on_hub=("train", "test"),
+        "imdb", "multi_class", "stanfordnlp/imdb", None, "e6281661ce1c48d982bc483cf8a173c1bbeb5d31",
+        "text", "label", 2, {"train": 25000, "validation": 0, "test": 25000},
+        hub_label_names=("neg", "pos"), splits_on_hub=("train", "test"),
     ),
 }
+# fmt: on
 
 
 def label_table(dataset: str, labels_dir: str | Path) -> list[tuple[str | None, str]]:

@@ -21,6 +21,10 @@ from typing import Any
 # Datasets the workflow knows how to load (hinter.data.FACTS, in its order: a test keeps them in
 # step), as plain names so that validation and planning need no heavy imports.
 KNOWN_DATASETS = ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")
+# A dataset's task type (meta.json, a model's hinter.json); hinter.models.decisions decides by it.
+MULTI_LABEL = "multi_label"
+MULTI_CLASS = "multi_class"
+TASK_TYPES = (MULTI_LABEL, MULTI_CLASS)
 
 DEFAULT_VARIANT = "default"
 RESEARCH_QUESTIONS = (1, 2, 3, 4, 5, 6)

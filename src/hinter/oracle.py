@@ -268,53 +268,16 @@ def suite_outcomes(
         biased = _biased(flipped, original, pred)
         ok_original = original is not None and original.status != PRED_ERROR
 
-        parent_cols: dict[str, Any] = dict.fromkeys(
-            (
-                "parent_valid",
-                "parents_valid",
-                "parent_labels",
-                "parent_confidence",
-                "parent_flipped",
-                "parent_biased",
-                "hidden",
-                "pattern",
-            )
-        )
+        parent_cols: dict[str, Any] = dict.fromkeys(_PARENT_COLUMNS)
         parent_ids = rows["parent_ids"][i] or []
         if order >= 2:
-            parents = _parents(
+            parent_ids = _parents(
                 mid, doc, parent_ids, rows, row_of, attrs, rows["pair_ids"][i], where
             )
-            p_valid, p_labels, p_conf, p_flip, p_biased = [], [], [], [], []
-            for pid in parents:
-                pv, _ = validity_of(pid)
-                praw = predicted.get(pid)
-                if praw is None and pv:
-                    raise DataError(
-                        f"{where}: no prediction for valid parent {pid} of mutant {mid}"
-                    )
-                ppred = _effective(praw, original) if praw is not None and ok_original else praw
-                pflip = _flip(ppred, original)
-                pconf = ppred.confidence if ppred is not None else None
-                p_valid.append(pv)
-                p_labels.append(
-                    ppred.labels if ppred is not None and ppred.status != PRED_ERROR else None
-                )
-                p_conf.append(pconf)
-                p_flip.append(pflip)
-                p_biased.append(_biased(pflip, original, ppred))
-            parents_valid = all(p_valid)
-            parent_cols.update(
-                parent_valid=p_valid,
-                parents_valid=parents_valid,
-                parent_labels=p_labels,
-                parent_confidence=p_conf,
-                parent_flipped=p_flip,
-                parent_biased=p_biased,
-                hidden=_hidden(valid, biased, parents_valid, p_biased),
-                pattern=_pattern(valid, biased, parents_valid, p_biased),
-            )
-            parent_ids = parents
+            parent_cols = _parent_columns(
+                parent_ids, validity_of, predicted, original, ok_original, valid, biased,
+                f"mutant {mid}", where,
+            )  # fmt: skip
 
         gold = gold_of[doc]
         out["mutant_id"].append(mid)
@@ -346,6 +309,46 @@ def suite_outcomes(
             else None
         )
     return pa.Table.from_pydict(out, schema=tables.OUTCOMES)
+
+
+_PARENT_LISTS = (
+    "parent_valid", "parent_labels", "parent_confidence", "parent_flipped", "parent_biased",
+)  # fmt: skip
+_PARENT_COLUMNS = (*_PARENT_LISTS, "parents_valid", "hidden", "pattern")
+
+
+def _parent_columns(
+    parents, validity_of, predicted, original, ok_original, valid, biased, child, where
+) -> dict[str, Any]:
+    """The parent columns of one higher-order mutant (validity, labels, confidence, flip and
+    bias of each atomic parent, then whether the bias is hidden and its pattern); ``child``
+    names the mutant in errors."""
+    cols: dict[str, list[Any]] = {name: [] for name in _PARENT_LISTS}
+    for pid in parents:
+        pv, _ = validity_of(pid)
+        praw = predicted.get(pid)
+        if praw is None and pv:
+            raise DataError(f"{where}: no prediction for valid parent {pid} of {child}")
+        ppred = _effective(praw, original) if praw is not None and ok_original else praw
+        pflip = _flip(ppred, original)
+        known = ppred is not None
+        values = (
+            pv,
+            ppred.labels if known and ppred.status != PRED_ERROR else None,
+            ppred.confidence if known else None,
+            pflip,
+            _biased(pflip, original, ppred),
+        )
+        for name, value in zip(_PARENT_LISTS, values, strict=True):
+            cols[name].append(value)
+    parents_valid = all(cols["parent_valid"])
+    flags = (valid, biased, parents_valid, cols["parent_biased"])
+    return {
+        **cols,
+        "parents_valid": parents_valid,
+        "hidden": _hidden(*flags),
+        "pattern": _pattern(*flags),
+    }
 
 
 def _parents(

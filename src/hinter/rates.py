@@ -38,7 +38,7 @@ Definitions (denominators count mutants with a known outcome; a model error is n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -284,13 +284,24 @@ def pool(counts_frame: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     return _sum(counts_frame, by, columns)
 
 
+# rate column: (numerator, denominator) among the counts
+RATE_RATIOS = {
+    "error_rate": ("errors", "decided"), "hidden_rate": ("hidden", "hidden_base"),
+    "hidden_rate_artifact": ("hidden_artifact", "hidden_base"),
+    "valid_share": ("valid", "generated"),
+}  # fmt: skip
+
+
 def add_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:
     """Append the rates (fractions in [0, 1], NaN when the denominator is 0) to a counts table."""
-    out = counts_frame.copy()
-    out["error_rate"] = ratio(out, "errors", "decided")
-    out["hidden_rate"] = ratio(out, "hidden", "hidden_base")
-    out["hidden_rate_artifact"] = ratio(out, "hidden_artifact", "hidden_base")
-    out["valid_share"] = ratio(out, "valid", "generated")
+    return with_ratios(counts_frame, RATE_RATIOS)
+
+
+def with_ratios(frame: pd.DataFrame, ratios: Mapping[str, tuple[str, str]]) -> pd.DataFrame:
+    """A copy of ``frame`` with a :func:`ratio` column per ``name: (numerator, denominator)``."""
+    out = frame.copy()
+    for name, (num, den) in ratios.items():
+        out[name] = ratio(out, num, den)
     return out
 
 
@@ -415,22 +426,6 @@ def correctness(
     return pd.DataFrame(out, columns=[*by, "input", "outcome", "count"]).astype({"count": np.int64})
 
 
-def threshold_curve(
-    outcomes: pd.DataFrame | pa.Table,
-    thresholds: Iterable[float],
-    by: Sequence[str] = (),
-    rule: str = EXCLUDE,
-) -> pd.DataFrame:
-    """Counts and rates under each confidence threshold (RQ6.3), one block per threshold."""
-    frame = _as_frame(outcomes)
-    parts = []
-    for t in thresholds:
-        part = counts(frame, by, threshold=float(t), rule=rule)
-        part.insert(0, "threshold", float(t))
-        parts.append(part)
-    return add_rates(pd.concat(parts, ignore_index=True))
-
-
 # Fig. 12 (c), (d): predictions kept by a confidence threshold, and the right ones among them.
 ACCURACY_COUNTS = ("originals", "originals_kept", "originals_right", "mutants", "mutants_kept",
                    "mutants_right")  # fmt: skip
@@ -462,14 +457,17 @@ def accuracy_counts(
     return _sum(rows, by, ACCURACY_COUNTS)
 
 
+ACCURACY_RATIOS = {
+    "original_accuracy": ("originals_right", "originals_kept"),
+    "original_kept": ("originals_kept", "originals"),
+    "mutant_accuracy": ("mutants_right", "mutants_kept"),
+    "mutant_kept": ("mutants_kept", "mutants"),
+}
+
+
 def add_accuracy_rates(totals: pd.DataFrame) -> pd.DataFrame:
     """Accuracy among the kept predictions and the share kept, of originals and mutants."""
-    out = totals.copy()
-    out["original_accuracy"] = ratio(out, "originals_right", "originals_kept")
-    out["original_kept"] = ratio(out, "originals_kept", "originals")
-    out["mutant_accuracy"] = ratio(out, "mutants_right", "mutants_kept")
-    out["mutant_kept"] = ratio(out, "mutants_kept", "mutants")
-    return out
+    return with_ratios(totals, ACCURACY_RATIOS)
 
 
 def add_invariant_rates(counts_frame: pd.DataFrame) -> pd.DataFrame:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from hinter.edits import text_hash
 from hinter.errors import DataError, os_error, sqlite_error
 
 log = logging.getLogger(__name__)
@@ -145,3 +146,46 @@ class Store:
 
     def close(self) -> None:
         self.db.close()
+
+
+class TextCache:
+    """A cache of values per text (its 128-bit hash) under fixed key columns, shared by
+    concurrent jobs in WAL mode (the parse and grammar score caches). A lock held for longer than
+    ``timeout`` makes a lookup a miss and a write a skipped update — the work is redone, never
+    failed; any other database fault is one :class:`DataError`."""
+
+    def __init__(self, path: str | Path, what: str, schema: str, timeout: float):
+        self.path = Path(path)
+        self.what = what
+        self.store = Store(self.path, what, [schema], timeout=timeout, wal=True)
+
+    def lookup(
+        self, query: str, fixed: Sequence[Any], texts: Iterable[str], decode: Callable[..., Any]
+    ) -> dict[str, Any]:
+        """``{text: decoded value}`` for the cached ``texts`` (``query`` selects the hash and
+        the stored values; missing and damaged rows are absent)."""
+        by_key = {text_hash(t): t for t in texts}
+        try:
+            rows = self.store.select(query, fixed, by_key)
+        except sqlite3.OperationalError as exc:  # locked for too long: a miss, not a failure
+            log.warning("%s: %s lookup failed (%s); computing instead", self.path, self.what, exc)
+            return {}
+        except sqlite3.DatabaseError as exc:
+            raise self.store.error(exc) from None
+        return {by_key[k]: v for k, v in self.store.decoded(rows, decode).items()}
+
+    def save(self, table: str, rows: Sequence[tuple], key_at: int) -> None:
+        """Store ``rows`` (the first writer wins; a row damaged on read is replaced)."""
+        try:
+            self.store.write(table, rows, key_at=key_at)
+        except sqlite3.OperationalError as exc:
+            log.warning("%s: %s not updated (%s)", self.path, self.what, exc)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

@@ -249,7 +249,7 @@ def prompt_folder(name: str, source: Path, folder: Path) -> Path:
 
 def check_prompt(name: str, spec: Mapping[str, Any], base_dir: str | Path, key: str) -> list[str]:
     """Parse the user's prompt file as the LLM stage will; return its template names."""
-    from hinter.models.prompts import load_prompt_spec
+    from hinter.prompt_spec import load_prompt_spec
 
     source = prompt_file(name, spec, base_dir)
     if source is None or not source.is_file():

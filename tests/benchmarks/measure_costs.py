@@ -206,7 +206,7 @@ def windows(dataset: str) -> dict[str, int | None]:
     encoders' 512 tokens, the LLMs' context minus the prompt and the answer budget."""
     from hinter import estimate
 
-    llm = LLM_CONTEXT - estimate.PROMPT_OVERHEAD_TOKENS - estimate.ANSWER_TOKENS[dataset]
+    llm = LLM_CONTEXT - estimate.prompt_tokens(dataset) - estimate.ANSWER_TOKENS[dataset]
     per = estimate.CHARS_PER_TOKEN
     shown = {"whole": None, "encoder": int(ENCODER_TOKENS * per), "llm": int(llm * per)}
     if dataset in estimate.REVIEW_DATASETS:  # the paper tests IMDB with the LLMs only

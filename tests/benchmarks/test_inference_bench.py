@@ -27,9 +27,10 @@ import pytest
 import torch
 
 from hinter import io
+from hinter.model_dir import SIDECAR
 from hinter.models import decisions
-from hinter.models.inference import Engine
-from hinter.models.loading import SIDECAR, Classifier, load_classifier
+from hinter.models.encoder import Engine
+from hinter.models.loading import Classifier, load_classifier
 from hinter.models.tokenizers import train_demo_tokenizer
 from hinter.models.training import random_config
 

@@ -57,12 +57,12 @@ _MEASURE = textwrap.dedent(
     """
     import json, sys, time
     from pathlib import Path
-    from hinter.models import inference
+    from hinter.models import encoder
     model, docs, mutants, validity, meta, out, cache, naive = sys.argv[1:9]
     if naive == "1":  # the engine as it was: whole texts made and tokenised
-        inference.PREFIX_CHARS_PER_TOKEN = 10**12
+        encoder.PREFIX_CHARS_PER_TOKEN = 10**12
     began = time.perf_counter()
-    inference.predict_shard(model_dir=model, docs_path=docs, mutants_paths=[mutants],
+    encoder.predict_shard(model_dir=model, docs_path=docs, mutants_paths=[mutants],
         validity_paths=[validity], meta_path=meta, out_path=out,
         inference={"batch_size": 8, "dtype": "float32", "chunk_size": 4096, "cache": False},
         keep_discarded=True, cache_dir=cache, progress=False)

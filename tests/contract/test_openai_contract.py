@@ -25,8 +25,8 @@ from hinter import edits, io, tables
 from hinter.errors import ConfigError
 from hinter.models import chat_openai
 from hinter.models.chat_openai import ApiError, request_key
-from hinter.models.inference import run_predict_stage
 from hinter.models.llm import LLMPredictor
+from hinter.models.stage import run_predict_stage
 from hinter.workflow import setup_logging
 
 pytestmark = pytest.mark.contract

@@ -14,7 +14,7 @@ from pathlib import Path
 from model_dirs import make_model_dir
 
 from hinter import io
-from hinter.models.loading import SIDECAR
+from hinter.model_dir import SIDECAR
 
 LABEL_NAMES = ["negative", "positive"]
 TEXTS = [

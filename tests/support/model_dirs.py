@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from hinter import io
-from hinter.models.loading import SIDECAR
+from hinter.model_dir import SIDECAR
 from hinter.models.tokenizers import train_demo_tokenizer
 from hinter.models.training import random_config
 

@@ -208,3 +208,31 @@ def test_paper_config_predicts_discarded_mutants_on_the_encoders_only(paper, cos
     assert before.api_usd > 20 * after.api_usd > 0
     cap = paper["models"]["llms"]["gpt35"]["max_cost_usd"]
     assert cap is not None and after.api_max_job_usd < cap < before.api_max_job_usd
+
+
+def test_llm_window_and_requests_leave_room_for_the_measured_prompt(
+    paper, costs, repo, monkeypatch
+):
+    """Llama 2's prompt around the document is each dataset's measured size (the upper end the
+    README quotes), not one flat figure: it narrows the LLM window and is billed per request."""
+    import re
+
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    names = {"ECtHR": "ecthr_a", "SCOTUS": "scotus", "EURLEX": "eurlex", "LEDGAR": "ledgar",
+             "IMDB": "imdb"}  # fmt: skip
+    quoted_prompt = (
+        r"(ECtHR|SCOTUS|EURLEX|LEDGAR|IMDB)\s+[\d,–]+(?:\s+tokens)?"
+        r"\s+\(prompt\s+(?:[\d,]+–)?([\d,]+)"
+    )
+    found = re.findall(quoted_prompt, readme)
+    quoted = {names[name]: int(top.replace(",", "")) for name, top in found}
+    assert quoted == estimate.PROMPT_TOKENS
+    # SCOTUS's documents outgrow the window: 4,096 tokens - 1,258 (prompt) - 10 (answer)
+    assert estimate.visible_chars(paper, "scotus", "llm") == (4096 - 1258 - 10) * 4
+    gpu = estimate.GPUS[estimate.PLANNING_GPU]
+    plain = estimate.llm_prompt_seconds(100, 7, gpu, batched=False, prompt_tokens=1258)
+    assert plain > estimate.llm_prompt_seconds(100, 7, gpu, batched=False)
+    assert estimate.prompt_tokens("a_new_dataset") == max(estimate.PROMPT_TOKENS.values())
+    measured = estimate.project(paper, costs).api_usd
+    monkeypatch.setattr(estimate, "PROMPT_TOKENS", dict.fromkeys(estimate.PROMPT_TOKENS, 512))
+    assert measured > estimate.project(paper, costs).api_usd  # each request pays its prompt

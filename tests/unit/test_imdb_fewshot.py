@@ -17,13 +17,12 @@ import pytest
 from hinter.data import FACTS, display_names, normalise
 from hinter.errors import DataError
 from hinter.models.prompts import (
-    PROMPTS_DIR,
     check_paper_examples,
-    load_prompt_spec,
     resolve_examples,
     text_digest,
     truncate_words,
 )
+from hinter.prompt_spec import PROMPTS_DIR, load_prompt_spec
 
 REPO = Path(__file__).resolve().parents[2]
 REAL = Path(os.environ.get("HINTER_REAL_DATA", REPO.parent / "shared" / "real")) / "imdb"

@@ -18,7 +18,8 @@ from hinter.models.answers import (
     AnswerParser,
     answer_confidence,
 )
-from hinter.models.prompts import PROMPTS_DIR, answer_text, load_format
+from hinter.models.prompts import answer_text
+from hinter.prompt_spec import PROMPTS_DIR, load_format
 
 LABELS = PROMPTS_DIR.parent / "labels"
 NAMES = {ds: display_names(ds, LABELS) for ds in ("ecthr_a", "scotus", "eurlex", "ledgar", "imdb")}

@@ -18,7 +18,6 @@ from hinter import checkpoints, edits, io, tables
 from hinter.checkpoints import resolve_llm
 from hinter.errors import DataError
 from hinter.models.chat_transformers import TransformersChat
-from hinter.models.inference import predictions_metadata, run_predict_stage
 from hinter.models.llm import (
     LLMPredictor,
     load_prompt,
@@ -26,6 +25,7 @@ from hinter.models.llm import (
     track_setup,
     write_track_windows,
 )
+from hinter.models.stage import predictions_metadata, run_predict_stage
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

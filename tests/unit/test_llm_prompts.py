@@ -14,16 +14,15 @@ from hinter import tables
 from hinter.data import display_names
 from hinter.errors import ConfigError, DataError
 from hinter.models.prompts import (
-    PROMPTS_DIR,
     answer_text,
     build_prompt,
     check_paper_examples,
     excluded_documents,
-    load_prompt_spec,
     resolve_examples,
     text_digest,
     truncate_words,
 )
+from hinter.prompt_spec import PROMPTS_DIR, load_prompt_spec
 
 DATASETS = ["ecthr_a", "scotus", "eurlex", "ledgar", "imdb"]
 GOLDEN = Path(__file__).parent / "golden" / "prompts"

@@ -12,8 +12,9 @@ from model_dirs import make_model_dir
 from hinter import checkpoints
 from hinter.checkpoints import resolve_checkpoint
 from hinter.errors import ConfigError, DataError, OfflineError
+from hinter.model_dir import SIDECAR, read_model_dir
 from hinter.models import loading
-from hinter.models.loading import load_classifier, read_model_dir
+from hinter.models.loading import load_classifier
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +77,7 @@ def test_label_count_and_task_type_must_match(model_dir):
 def test_task_type_without_sidecar_comes_from_problem_type(model_dir, tmp_path):
     target = tmp_path / "plain"
     shutil.copytree(model_dir, target)
-    (target / loading.SIDECAR).unlink()
+    (target / SIDECAR).unlink()
     clf = load_classifier(target)
     assert clf.task_type == "multi_label"  # config.problem_type
     assert clf.max_length == 24  # the tokenizer's model_max_length

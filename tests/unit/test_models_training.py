@@ -10,7 +10,7 @@ from model_dirs import single_thread, text_of, write_documents  # noqa: F401 (a 
 
 from hinter import io
 from hinter.errors import ConfigError, DataError, OfflineError
-from hinter.models.inference import Engine
+from hinter.models.encoder import Engine
 from hinter.models.loading import load_classifier
 from hinter.models.metrics import f1_scores
 from hinter.models.performance import performance_rows, read_reported, write_performance

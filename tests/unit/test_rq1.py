@@ -13,6 +13,7 @@ from rq_runs import META, make_run, write_shards
 from hinter import io, oracle, rates, statistics
 from hinter.edits import Edit
 from hinter.layout import RunLayout
+from hinter.plots import rq1 as rq1_plots
 from hinter.rq import examples as rq_examples
 from hinter.rq import outputs, rq1
 from hinter.rq.outcomes import OutcomeFile
@@ -179,9 +180,9 @@ def test_empty_run_writes_every_table(tmp_path):
         "| All | 0.00 \\[0.00, 0.00\\] (–) | 0.00 \\[0.00, 0.00\\] (–) |"
         in (rq_dir / "table3.md").read_text()
     )
-    figures = rq1.write_figures(rq_dir, rq_dir)  # nothing to divide: figures still drawn
+    figures = rq1_plots.write_figures(rq_dir, rq_dir)  # nothing to divide: figures still drawn
     assert sorted(p.name for p in figures) == sorted(
-        f"{n}.{e}" for n in rq1.FIGURES for e in ("pdf", "png")
+        f"{n}.{e}" for n in rq1_plots.FIGURES for e in ("pdf", "png")
     )
 
 
@@ -189,7 +190,7 @@ def test_every_registered_output_has_a_builder(tmp_path):
     run = make_run(tmp_path)
     out = tmp_path / "rq1"
     tables = rq1.write_tables(run.outcome_files, run.example_files, out)
-    figures = rq1.write_figures(out, out)
+    figures = rq1_plots.write_figures(out, out)
     expected = {f"{o.name}.{ext}" for o in outputs.outputs(1) for ext in o.extensions}
     assert {p.name for p in tables + figures} == expected
 
@@ -199,7 +200,7 @@ def test_the_rq_rules_take_their_outputs_from_the_registry(repo):
     rules = repo / "workflow" / "rules"
     common, rq = (rules / "common.smk").read_text(), (rules / "rq.smk").read_text()
     assert "from hinter.rq import outputs as rq_outputs" in common
-    assert "**rq_files(1, rq_outputs.TABLE)" in rq and "**rq_files(1, rq_outputs.FIGURE)" in rq
+    assert "**rq_files(1, rq_outputs.TABLE)" in rq and "**rq_files(n, rq_outputs.FIGURE)" in rq
     for name in outputs.names(1):
         for text in (common, rq):
             assert f'"{name}"' not in text, f"{name} is spelled out in a rule file"

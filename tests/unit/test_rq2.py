@@ -10,6 +10,7 @@ from score_rows import sample, score_rows
 
 from hinter import io
 from hinter.grammar import SCORES
+from hinter.plots import rq2 as rq2_plots
 from hinter.rq import figures, rq2, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ScoreFile
@@ -122,13 +123,13 @@ def test_no_grammar_runs_give_an_empty_table_and_figure(tmp_path):
     tables = rq2.build_tables(scores.read_scores([]), BOOT)
     assert tables["grammar_scores"].data.empty
     assert "No grammar scores" in tables["grammar_scores"].markdown
-    fig = rq2.build_figures({"grammar_scores": tables["grammar_scores"].data})["fig8a"]
+    fig = rq2_plots.build_figures({"grammar_scores": tables["grammar_scores"].data})["fig8a"]
     assert len(fig.axes) == 2
 
 
 def test_fig8a_has_a_panel_per_kind_with_labelled_bars(files, tmp_path):
     rq2.write_tables(files, tmp_path, BOOT)
-    fig = rq2.build_figures(figures.read_tables(tmp_path, ["grammar_scores"]))["fig8a"]
+    fig = rq2_plots.build_figures(figures.read_tables(tmp_path, ["grammar_scores"]))["fig8a"]
     axes = fig.axes
     assert [ax.get_title(loc="left") for ax in axes] == ["(a) Atomic", "(b) Intersectional"]
     assert [t.get_text() for t in axes[0].get_xticklabels()] == ["All", "Bias-inducing", "Benign"]

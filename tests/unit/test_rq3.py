@@ -15,6 +15,7 @@ from score_rows import sample, score_rows
 from hinter import io, tables
 from hinter.errors import DataError
 from hinter.grammar import SCORES
+from hinter.plots import rq3 as rq3_plots
 from hinter.rq import rq3, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ScoreFile
@@ -192,7 +193,7 @@ def test_positives_without_predicted_discarded_mutants_say_so(tmp_path):
     assert total["true_positives"] == 2 and pd.isna(total["false_positive_share_pct"])
     assert "Discarded mutants were not predicted" in out.markdown
     assert "not predicted" in out.markdown.split("| Model")[1]
-    fig = rq3.positives_figure(out.data)
+    fig = rq3_plots.positives_figure(out.data)
     assert [ax.get_title(loc="left") for ax in fig.axes] == ["(a) Bias found", "(b) Error rate"]
 
 
@@ -273,7 +274,8 @@ def test_grammar_validity_matches_pandas(tmp_path):
     def pooled(frame):
         return 100 * (1 - frame["issues"].sum() / frame["words"].sum())
 
-    rows = out.data.set_index(["mutation", "input"])
+    # a group's score, once (a discarded mutant has a row per comparison)
+    rows = out.data.drop_duplicates(["mutation", "input"]).set_index(["mutation", "input"])
     mutants = raw[raw["kind"] == "mutant"]
     valid, discarded = mutants[mutants["valid"] == True], mutants[mutants["valid"] == False]  # noqa: E712
     originals = raw[raw["kind"] == "original"].drop_duplicates(["model", "doc_id"])
@@ -284,16 +286,29 @@ def test_grammar_validity_matches_pandas(tmp_path):
     assert rows.loc[("all", "original"), "score_pct"] == pytest.approx(pooled(originals), abs=1e-4)
     # an original sampled for both orders is one text in "all"
     assert rows.loc[("all", "original"), "texts"] == len(originals)
-    d = rows.loc[("all", "discarded mutant")]
-    assert d["compared_with"] == "valid mutant all"
-    assert d["difference"] == pytest.approx(pooled(discarded) - pooled(valid), abs=1e-4)
+    # a discarded mutant is compared twice (002 RQ3.3): with the valid ones and with the originals
+    d = out.data[(out.data["mutation"] == "all") & (out.data["input"] == "discarded mutant")]
+    d = d.set_index("compared_with")
+    assert list(d.index) == ["valid mutant all", "original all"]
+    assert d.loc["valid mutant all", "difference"] == pytest.approx(
+        pooled(discarded) - pooled(valid), abs=1e-4
+    )
+    assert d.loc["original all", "difference"] == pytest.approx(
+        pooled(discarded) - pooled(originals), abs=1e-4
+    )
+    assert d["score_pct"].nunique() == 1  # the same group, once per comparison
     inter = raw[(raw["order"] == 2) & (raw["kind"] == "mutant") & (raw["valid"] == False)]  # noqa: E712
     assert rows.loc[("intersectional", "discarded mutant"), "score_pct"] == pytest.approx(
         pooled(inter), abs=1e-4
     )
-    fig = rq3.grammar_figure(out.data)
-    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
-    assert labels == ["All", "Atomic", "Intersectional"]
+    fig = rq3_plots.grammar_figure(out.data)
+    labels = [t.get_text().split("\n") for t in fig.axes[0].get_xticklabels()]
+    assert [lines[0] for lines in labels] == ["All", "Atomic", "Intersectional"]
+    # the three comparisons under each kind: V−O, D−V and the paper's D−O
+    assert [line.split(" ")[0] for line in labels[0][1:]] == ["V−O", "D−V", "D−O"]
+    assert labels[0][3].startswith(
+        f"D−O {d.loc['original all', 'difference']:+.2f}".replace("-", "−")
+    )
     assert [t.get_text() for t in fig.legends[0].get_texts()] == [
         "Original",
         "Valid mutant",
@@ -315,16 +330,16 @@ def test_rq3_writes_every_table_and_figure_and_reruns_identically(tmp_path):
         boot=BOOT,
     )
     out = tmp_path / "rq3"
-    written = rq3.write_tables(out, **inputs) + rq3.write_figures(out, out)
+    written = rq3.write_tables(out, **inputs) + rq3_plots.write_figures(out, out)
     names = {p.name for p in written}
     assert names == {f"{n}.{e}" for n in rq3.TABLES for e in ("csv", "md", "html")} | {
-        f"{n}.{e}" for n in rq3.FIGURES for e in ("pdf", "png")
+        f"{n}.{e}" for n in rq3_plots.FIGURES for e in ("pdf", "png")
     }
     first = {p: p.read_bytes() for p in written}
     rq3.write_tables(out, **inputs)
-    rq3.write_figures(out, out)
+    rq3_plots.write_figures(out, out)
     assert {p: p.read_bytes() for p in written} == first
-    fig = rq3.validity_figure(pd.read_csv(out / "validity.csv"))
+    fig = rq3_plots.validity_figure(pd.read_csv(out / "validity.csv"))
     assert [ax.get_title(loc="left") for ax in fig.axes] == [
         "(a) All mutants",
         "(b) Intersectional",

@@ -9,6 +9,7 @@ from oracle_cases import TEXT, Suite, add_case
 from rq_runs import Run, make_rich_run
 
 from hinter import rates
+from hinter.plots import rq4 as rq4_plots
 from hinter.rq import outputs, rq4
 
 STATS = {"resamples": 200, "seed": 1, "confidence": 0.95}
@@ -239,8 +240,8 @@ def test_files_are_the_registered_ones_and_byte_identical(run, tmp_path):
     }
     for a, b in zip(sorted(first), sorted(second), strict=True):
         assert a.read_bytes() == b.read_bytes(), a.name
-    figures = rq4.write_figures(tmp_path / "a", tmp_path / "figs")
-    again = rq4.write_figures(tmp_path / "a", tmp_path / "figs2")
+    figures = rq4_plots.write_figures(tmp_path / "a", tmp_path / "figs")
+    again = rq4_plots.write_figures(tmp_path / "a", tmp_path / "figs2")
     assert {p.name for p in figures} == {
         f"{o.name}.{e}" for o in outputs.outputs(4, outputs.FIGURE) for e in o.extensions
     }

@@ -175,8 +175,37 @@ def test_rq3_and_rq5_rows_are_not_run_without_their_tables():
     rows = by_quantity(comparison.comparison_rows(bare, grammar_scores(), BOOT))
     for q in ("Mutants discarded by the invariant", "False-positive share",
               "False positives (bias-inducing discarded mutants)", "Atomic error rate",
-              "2-intersectional hidden rate"):  # fmt: skip
+              "2-intersectional hidden rate", "Grammar score of discarded mutants",
+              "Grammar score difference, discarded mutants − originals"):  # fmt: skip
         assert pd.isna(rows.loc[q, "run"]), q
+
+
+def test_discarded_mutants_grammar_beside_the_papers_78_44_vs_73_40():
+    """RQ3.3's third comparison (002 l.402): discarded mutants against their originals, from
+    Fig. 8c's table; another checker's levels are shown, only their difference is judged."""
+    t = tables()
+    t["grammar_validity"] = pd.DataFrame(
+        [
+            ("all", "original", 10, 90.0, 88.0, 92.0, None, None, None, None),
+            ("all", "discarded mutant", 20, 86.0, 84.0, 88.0, "valid mutant all", -3.0, -5.0, -1.0),
+            ("all", "discarded mutant", 20, 86.0, 84.0, 88.0, "original all", -4.0, -6.5, -1.5),
+            ("atomic", "discarded mutant", 9, 80.0, 70.0, 90.0, "original all", -9.0, -12.0, -6.0),
+        ],
+        columns=["mutation", "input", "texts", "score_pct", "low", "high", "compared_with",
+                 "difference", "difference_low", "difference_high"],
+    )  # fmt: skip
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    diff = rows.loc["Grammar score difference, discarded mutants − originals"]
+    assert diff["paper"] == pytest.approx(73.40 - 78.44)
+    assert (diff["run"], diff["run_lo"], diff["run_hi"], diff["unit"]) == (-4.0, -6.5, -1.5, "pp")
+    assert diff["within"] == "yes"  # -5.04 inside [-6.5, -1.5]
+    for name, paper_value, run in (
+        ("Grammar score of originals, discarded-mutant sample", 78.44, 90.0),
+        ("Grammar score of discarded mutants", 73.40, 86.0),
+    ):
+        level = rows.loc[name]
+        assert (level["paper"], level["run"]) == (paper_value, run)
+        assert level["within"] == comparison.NOT_COMPARABLE and "checker harper" in level["note"]
 
 
 def test_false_positives_not_run_when_no_model_predicted_discarded_mutants():

@@ -10,6 +10,7 @@ from oracle_cases import TEXT, Suite
 from rq_runs import Run
 
 from hinter import io, tables
+from hinter.plots import groups as group_plots
 from hinter.rq import groups
 from hinter.rq.intervals import Bootstrap
 
@@ -93,7 +94,7 @@ def test_group_table_matches_pandas_and_reruns_identically(tmp_path):
     out = tmp_path / "rq1"
     args = dict(datasets=["scotus", "imdb"], boot=BOOT)
     written = groups.write_tables(run.outcome_files, pairs_path, out, **args)
-    written += groups.write_figures(out, out)
+    written += group_plots.write_figures(out, out)
     assert {p.name for p in written} == {
         "group_bias.csv",
         "group_bias.md",
@@ -103,7 +104,7 @@ def test_group_table_matches_pandas_and_reruns_identically(tmp_path):
     }
     first = {p: p.read_bytes() for p in written}
     groups.write_tables(run.outcome_files, pairs_path, out, **args)
-    groups.write_figures(out, out)
+    group_plots.write_figures(out, out)
     assert {p: p.read_bytes() for p in written} == first
 
     table = pd.read_csv(out / "group_bias.csv", keep_default_na=False, na_values=[""])
@@ -147,7 +148,7 @@ def test_heatmap_has_one_panel_per_attribute_pair_family(tmp_path):
         run.outcome_files, pairs_path, tmp_path, datasets=["scotus", "imdb"], boot=BOOT
     )
     table = pd.read_csv(tmp_path / "group_bias.csv", keep_default_na=False, na_values=[""])
-    fig = groups.build_figures({"group_bias": table})["fig_groups"]
+    fig = group_plots.build_figures({"group_bias": table})["fig_groups"]
     panels = [ax for ax in fig.axes if ax.get_title(loc="left")]
     # race's classes form two families (fine and coarse, Table 4's R1 and R2)
     assert [ax.get_title(loc="left") for ax in panels] == ["Race 1 × Gender", "Race 2 × Gender"]
@@ -170,5 +171,5 @@ def test_no_valid_mutants_give_an_empty_table(tmp_path):
     run.add("bert", "imdb", "atomic-race", [s])
     t = groups.group_table(run.outcome_files, pairs_table(), ["bert"], ["imdb"], BOOT)
     assert t.data.empty and "No valid mutants" in t.markdown
-    fig = groups.heatmap_figure(t.data)
+    fig = group_plots.heatmap_figure(t.data)
     assert fig.axes[0].texts[0].get_text() == "No intersectional groups"

@@ -9,10 +9,9 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from hinter import userdata
+from hinter import prompt_spec, userdata
 from hinter.config import load_yaml, validate_config
 from hinter.errors import ConfigError, DataError, OfflineError
-from hinter.models import prompts
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = REPO / "config" / "test" / "user-dataset.yaml"
@@ -246,8 +245,8 @@ def test_own_prompt_examples_must_be_train_rows(files):
 def test_prompts_dir_points_the_llm_stage_at_the_users_file():
     assert userdata.prompts_dir("reviews", None) is None  # the shipped prompts
     folder = userdata.prompts_dir("reviews", REPO / "config/test/data/reviews-prompt.yaml")
-    assert not (prompts.PROMPTS_DIR / "reviews.yaml").exists()  # nothing shared is changed
-    spec = prompts.load_prompt_spec("reviews", folder)
+    assert not (prompt_spec.PROMPTS_DIR / "reviews.yaml").exists()  # nothing shared is changed
+    spec = prompt_spec.load_prompt_spec("reviews", folder)
     assert set(spec.templates) == {"default", "alt1"}
     assert [e.index for e in spec.examples] == [0, 1, 2]
 

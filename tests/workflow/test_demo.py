@@ -86,7 +86,7 @@ def test_validity_summaries_show_discards_by_reason(demo_run):
 
 
 def test_predictions_cover_originals_and_every_valid_mutant(demo_run, config):
-    from hinter.models.inference import predictions_metadata
+    from hinter.models.stage import predictions_metadata
 
     layout = RunLayout(str(demo_run))
     for run in plan.model_runs(config):
@@ -138,7 +138,7 @@ def test_llm_is_tested_like_an_encoder(demo_run, config):
     """SmolLM2 answers the demo's IMDB and SCOTUS prompts (parsed exactly, with confidence), its
     outcomes sit in the RQ1 tables beside the encoders', its few-shot examples are never
     mutated, and RQ6's variants are there (greedy repeats equal the first run)."""
-    from hinter.models.inference import predictions_metadata
+    from hinter.models.stage import predictions_metadata
 
     run = RunLayout(str(demo_run))
     statuses: dict[str, int] = {}

@@ -23,21 +23,29 @@ rule rq1_tables:
         "../scripts/rq1_tables.py"
 
 
-rule rq1_figures:
-    """RQ1 figures 4–6, drawn from the tables' CSV files."""
-    input:
-        [L.rq_output(1, name, "csv") for name in rq_outputs.figure_sources(1)],
-    output:
-        **rq_files(1, rq_outputs.FIGURE),
-    log:
-        L.logs("rq", "rq1_figures"),
-    conda:
-        CORE_ENV
-    threads: 1
-    params:
-        **captions.params(1, config),
-    script:
-        "../scripts/rq1_figures.py"
+# Figures: one rule per RQ, drawn from its tables' CSV files by hinter.plots.rq<N>.
+for n in (1, 2, 3, 4, 6):  # RQ5 has tables only
+
+    rule:
+        """RQ figures (hinter.plots.rq<N>), drawn from the tables' CSV files."""
+        name:
+            f"rq{n}_figures"
+        input:
+            [L.rq_output(n, name, "csv") for name in rq_outputs.figure_sources(n)],
+        output:
+            **rq_files(n, rq_outputs.FIGURE),
+        log:
+            L.logs("rq", f"rq{n}_figures"),
+        conda:
+            CORE_ENV
+        threads: 1
+        params:
+            **captions.params(n, config),
+            rq=n,
+            # RQ6 draws the configured threshold rule (and the other dashed)
+            options={"rule": config["sensitivity"]["threshold_rule"]} if n == 6 else {},
+        script:
+            "../scripts/rq_figures.py"
 
 
 rule rq1_groups:
@@ -89,23 +97,6 @@ rule rq2_tables:
         "../scripts/rq2_tables.py"
 
 
-rule rq2_figures:
-    """RQ2 Fig. 8a, drawn from its table's CSV file."""
-    input:
-        [L.rq_output(2, name, "csv") for name in rq_outputs.figure_sources(2)],
-    output:
-        **rq_files(2, rq_outputs.FIGURE),
-    log:
-        L.logs("rq", "rq2_figures"),
-    conda:
-        CORE_ENV
-    threads: 1
-    params:
-        **captions.params(2, config),
-    script:
-        "../scripts/rq2_figures.py"
-
-
 rule rq2:
     """RQ2 grammatical validity of originals and mutants (Fig. 8a)."""
     input:
@@ -142,23 +133,6 @@ rule rq3_tables:
         "../scripts/rq3_tables.py"
 
 
-rule rq3_figures:
-    """RQ3 Figs. 7, 8b and 8c, drawn from the tables' CSV files."""
-    input:
-        [L.rq_output(3, name, "csv") for name in rq_outputs.figure_sources(3)],
-    output:
-        **rq_files(3, rq_outputs.FIGURE),
-    log:
-        L.logs("rq", "rq3_figures"),
-    conda:
-        CORE_ENV
-    threads: 1
-    params:
-        **captions.params(3, config),
-    script:
-        "../scripts/rq3_figures.py"
-
-
 rule rq3:
     """RQ3 the dependency invariant: valid vs discarded, true vs false positives (Figs. 7, 8b, 8c)."""
     input:
@@ -186,23 +160,6 @@ rule rq4_tables:
         order=RQ_ORDER,
     script:
         "../scripts/rq4_tables.py"
-
-
-rule rq4_figures:
-    """RQ4 figures: Fig. 9 pies, its compatibility version, Fig. 10 Venn diagrams, UpSet."""
-    input:
-        [L.rq_output(4, name, "csv") for name in rq_outputs.figure_sources(4)],
-    output:
-        **rq_files(4, rq_outputs.FIGURE),
-    log:
-        L.logs("rq", "rq4_figures"),
-    conda:
-        CORE_ENV
-    threads: 1
-    params:
-        **captions.params(4, config),
-    script:
-        "../scripts/rq4_figures.py"
 
 
 rule rq4:
@@ -270,24 +227,6 @@ rule rq6_tables:
         runs_decoding=config["sensitivity"]["runs_decoding"],
     script:
         "../scripts/rq6_tables.py"
-
-
-rule rq6_figures:
-    """RQ6 figures 11 and 12, drawn from the tables' CSV files."""
-    input:
-        [L.rq_output(6, name, "csv") for name in rq_outputs.figure_sources(6)],
-    output:
-        **rq_files(6, rq_outputs.FIGURE),
-    log:
-        L.logs("rq", "rq6_figures"),
-    conda:
-        CORE_ENV
-    threads: 1
-    params:
-        **captions.params(6, config),
-        rule=config["sensitivity"]["threshold_rule"],
-    script:
-        "../scripts/rq6_figures.py"
 
 
 rule rq6:

@@ -3,8 +3,8 @@
 import torch
 
 from hinter import userdata
-from hinter.models.inference import run_predict_stage
-from hinter.models.predictor import load_predictor
+from hinter.models.predictor import PredictJob, load_predictor
+from hinter.models.stage import run_predict_stage
 from hinter.workflow import run
 
 
@@ -12,8 +12,8 @@ def main():
     torch.set_num_threads(snakemake.threads)
     inputs, params, wc = snakemake.input, snakemake.params, snakemake.wildcards
     inference = dict(params.inference)
-    predictor = load_predictor(
-        wc.model,
+    job = PredictJob(
+        model=wc.model,
         kind=params.kind,
         dataset=wc.dataset,
         variant=wc.variant,
@@ -27,6 +27,7 @@ def main():
         track=params.track,
         prompts_dir=userdata.prompts_dir(wc.dataset, params.prompt),
     )
+    predictor = load_predictor(job)
     run_predict_stage(
         predictor,
         docs_path=inputs.docs,

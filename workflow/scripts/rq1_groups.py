@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from hinter.plots import groups as group_plots
 from hinter.rq import groups
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.outcomes import OutcomeFile
@@ -21,7 +22,7 @@ def main() -> None:
         datasets=list(params.datasets),
         boot=Bootstrap(**params.statistics),
     )
-    written += groups.write_figures(out_dir, out_dir)
+    written += group_plots.write_figures(out_dir, out_dir)
     check_outputs(written, snakemake.output, f"{out_dir}: RQ1 groups")
 
 

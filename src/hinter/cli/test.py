@@ -177,6 +177,14 @@ def add_test(sub) -> None:
         "file, pypi:<package>, or openai:<model> (an OpenAI-compatible endpoint, --base-url)",
     )
     test.add_argument("data", help="texts: .csv, .tsv, .parquet or .jsonl (UTF-8; .gz allowed)")
+
+    def schema_flag(flag: str, key: str, **options) -> None:
+        """A flag whose default is the workflow's setting ``key`` (dotted path)."""
+        default = d
+        for part in key.split("."):
+            default = default[part]
+        test.add_argument(flag, default=default, **options)
+
     test.add_argument("--text-column", type=column_name, default="text")
     test.add_argument(
         "--label-column", type=column_name, default=None, help="gold labels (see below)"
@@ -190,46 +198,31 @@ def add_test(sub) -> None:
     test.add_argument("--id-column", type=column_name, default=None, help="unique document ids")
     test.add_argument("--skip-empty", action="store_true", help="skip rows with an empty text")
     test.add_argument("--task-type", choices=["multi_class", "multi_label"], default=None)
-    test.add_argument("--attributes", type=attributes_list, default=d["attributes"])
-    test.add_argument(
-        "--orders",
-        type=orders_list,
-        default=d["mutation"]["orders"],
-        help="mutation orders, e.g. 1,2,3",
-    )
-    test.add_argument(
-        "--pairing",
-        choices=["as_published", "complete"],
-        default=d["dictionary"]["pairing"],
-    )
+    schema_flag("--attributes", "attributes", type=attributes_list)
+    schema_flag("--orders", "mutation.orders", type=orders_list, help="mutation orders, e.g. 1,2,3")
+    schema_flag("--pairing", "dictionary.pairing", choices=["as_published", "complete"])
     test.add_argument("--dictionary", default=dictionary, help="curated dictionary folder")
-    test.add_argument(
+    schema_flag(
         "--parser",
-        default=d["parser"]["pipeline"],
+        "parser.pipeline",
         help="spaCy pipeline of the invariant: en_core_web_sm (spaCy's package if installed, "
         "else the pinned offline re-upload), another installed package, or a directory",
     )
     test.add_argument("--no-invariant", action="store_true", help="keep every mutant (MUTAINT)")
-    test.add_argument(
-        "--max-sentence-chars",
-        type=at_least(1),
-        default=d["invariant"]["max_sentence_chars"],
-    )
+    schema_flag("--max-sentence-chars", "invariant.max_sentence_chars", type=at_least(1))
     test.add_argument("--max-mutants-per-document", type=at_least(1), default=None)
     test.add_argument(
         "--max-documents", type=at_least(1), default=None, help="test the first N rows"
     )
-    test.add_argument(
+    schema_flag(
         "--threshold",
+        "oracle.confidence_threshold",
         type=fraction,
-        default=d["oracle"]["confidence_threshold"],
         help="confidence threshold 0..1",
     )
-    test.add_argument(
-        "--batch-size", type=at_least(1), default=d["models"]["inference"]["batch_size"]
-    )
-    test.add_argument("--examples", type=at_least(0), default=d["oracle"]["examples"])
-    test.add_argument("--seed", type=at_least(0), default=d["seed"])
+    schema_flag("--batch-size", "models.inference.batch_size", type=at_least(1))
+    schema_flag("--examples", "oracle.examples", type=at_least(0))
+    schema_flag("--seed", "seed", type=at_least(0))
     test.add_argument("--cache-dir", default=None, help="parse and prediction caches")
     test.add_argument("--out", default=None, help="output folder (default hinter-test-<model>)")
     test.add_argument(

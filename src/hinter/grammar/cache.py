@@ -10,16 +10,12 @@ lets jobs read while one writes (as the parse cache: keep ``cache_dir`` on a loc
 from __future__ import annotations
 
 import json
-import logging
-import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from hinter.edits import text_hash
 from hinter.grammar.scoring import CATEGORIES
-from hinter.store import Store
-
-log = logging.getLogger(__name__)
+from hinter.store import TextCache
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS scores (
@@ -32,52 +28,30 @@ CREATE TABLE IF NOT EXISTS scores (
 """
 
 
-class ScoreCache:
-    """Issue counts of one checker (identity and version); many texts per call. The file is a
-    :class:`hinter.store.Store`: a damaged row is checked again and replaced."""
+class ScoreCache(TextCache):
+    """Issue counts of one checker (identity and version); many texts per call. A damaged row
+    is checked again and replaced (:class:`hinter.store.TextCache`)."""
 
     def __init__(self, path: str | Path, checker: str, version: str, timeout: float = 300.0):
-        self.path = Path(path)
+        super().__init__(path, "grammar score cache", _SCHEMA, timeout)
         self.checker = checker
         self.version = version
-        self.store = Store(self.path, "grammar score cache", [_SCHEMA], timeout=timeout, wal=True)
 
     def get_many(self, texts: Iterable[str]) -> dict[str, dict[str, int]]:
         """Cached category counts of ``texts`` (missing or damaged ones are absent)."""
-        by_key = {text_hash(t): t for t in texts}
         query = (
             "SELECT text, counts FROM scores WHERE checker = ? AND version = ? "
             "AND text IN ({marks})"
         )
-        try:
-            rows = self.store.select(query, [self.checker, self.version], by_key)
-        except sqlite3.OperationalError as exc:  # locked too long: a miss, not a failure
-            log.warning("%s: grammar cache lookup failed (%s); rechecking", self.path, exc)
-            return {}
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-        return {by_key[k]: v for k, v in self.store.decoded(rows, _decode).items()}
+        return self.lookup(query, [self.checker, self.version], texts, _decode)
 
     def put_many(self, items: Sequence[tuple[str, Mapping[str, int]]]) -> None:
-        """Store counts (the first writer wins: a checker version's verdict on a text is fixed;
-        a row damaged on read is replaced)."""
+        """Store counts (the first writer wins: a checker version's verdict on a text is fixed)."""
         rows = [
             (self.checker, self.version, text_hash(t), json.dumps(dict(c), sort_keys=True))
             for t, c in items
         ]
-        try:
-            self.store.write("scores", rows, key_at=2)
-        except sqlite3.OperationalError as exc:
-            log.warning("%s: grammar cache not updated (%s)", self.path, exc)
-
-    def close(self) -> None:
-        self.store.close()
-
-    def __enter__(self) -> ScoreCache:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        self.save("scores", rows, key_at=2)
 
 
 def _decode(raw: str) -> dict[str, int] | None:

@@ -53,14 +53,6 @@ def count_words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def category_counts(issues: Iterable[Issue]) -> dict[str, int]:
-    """Issues per category, every category present (0 when none)."""
-    out = dict.fromkeys(CATEGORIES, 0)
-    for issue in issues:
-        out[issue.category] += 1
-    return out
-
-
 def counted_issues(counts: Mapping[str, int]) -> int:
     """The issues that lower the score (:data:`COUNTED` categories)."""
     return int(sum(counts.get(c, 0) for c in COUNTED))

@@ -13,16 +13,12 @@ clusters) point ``cache_dir`` at a node-local disk or set ``invariant.parse_cach
 from __future__ import annotations
 
 import json
-import logging
-import sqlite3
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from hinter.edits import text_hash
 from hinter.invariant.compare import Parse
-from hinter.store import Store
-
-log = logging.getLogger(__name__)
+from hinter.store import TextCache
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS parses (
@@ -35,49 +31,27 @@ CREATE TABLE IF NOT EXISTS parses (
 """
 
 
-class ParseCache:
-    """A parse cache for one pipeline; lookups and inserts take many sentences at once. The
-    file is a :class:`hinter.store.Store`: a damaged row is parsed again and replaced."""
+class ParseCache(TextCache):
+    """A parse cache for one pipeline; lookups and inserts take many sentences at once. A
+    damaged row is parsed again and replaced (:class:`hinter.store.TextCache`)."""
 
     def __init__(self, path: str | Path, pipeline: str, timeout: float = 300.0):
-        self.path = Path(path)
+        super().__init__(path, "parse cache", _SCHEMA, timeout)
         self.pipeline = pipeline
-        self.store = Store(self.path, "parse cache", [_SCHEMA], timeout=timeout, wal=True)
 
     def get_many(self, texts: Iterable[str]) -> dict[str, Parse]:
         """Cached parses of ``texts`` (missing or damaged ones are absent from the result)."""
-        by_key = {text_hash(t): t for t in texts}
         query = (
             "SELECT sentence, tags, deps FROM parses WHERE pipeline = ? AND sentence IN ({marks})"
         )
-        try:
-            rows = self.store.select(query, [self.pipeline], by_key)
-        except sqlite3.OperationalError as exc:  # locked for too long: a miss, not a failure
-            log.warning("%s: parse cache lookup failed (%s); parsing instead", self.path, exc)
-            return {}
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-        return {by_key[k]: v for k, v in self.store.decoded(rows, _decode).items()}
+        return self.lookup(query, [self.pipeline], texts, _decode)
 
     def put_many(self, items: Sequence[tuple[str, Parse]]) -> None:
-        """Store parses (the first writer wins: a sentence's parse never changes for a
-        pipeline; a row damaged on read is replaced)."""
+        """Store parses (the first writer wins: a sentence's parse never changes for a pipeline)."""
         rows = [
             (self.pipeline, text_hash(t), json.dumps(p.tags), json.dumps(p.deps)) for t, p in items
         ]
-        try:
-            self.store.write("parses", rows, key_at=1)
-        except sqlite3.OperationalError as exc:
-            log.warning("%s: parse cache not updated (%s)", self.path, exc)
-
-    def close(self) -> None:
-        self.store.close()
-
-    def __enter__(self) -> ParseCache:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
+        self.save("parses", rows, key_at=1)
 
 
 def _decode(tags: str, deps: str) -> Parse | None:

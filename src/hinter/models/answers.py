@@ -45,7 +45,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hinter.models.decisions import MULTI_CLASS, check_task_type
+from hinter.layout import MULTI_CLASS
+from hinter.models.decisions import check_task_type
 
 ANSWER = "answer"  # one or more labels
 NONE = "none"  # an explicit "None.": the empty set, given as an answer

@@ -18,16 +18,8 @@ from typing import Any
 from hinter.data import display_names
 from hinter.errors import ConfigError
 from hinter.models.context import ChatFrame, HFDocTokenizer, chat_frame
-from hinter.models.prompts import (
-    DEFAULT_TEMPLATE,
-    N_EXAMPLES,
-    PROMPTS_DIR,
-    Example,
-    Prompt,
-    build_prompt,
-    load_prompt_spec,
-    truncate_words,
-)
+from hinter.models.prompts import Example, Prompt, build_prompt, truncate_words
+from hinter.prompt_spec import DEFAULT_TEMPLATE, N_EXAMPLES, PROMPTS_DIR, load_prompt_spec
 
 LABELS_DIR = PROMPTS_DIR.parent / "labels"
 

@@ -26,10 +26,10 @@ import numpy as np
 
 from hinter.checkpoints import Checkpoint
 from hinter.models.context import ChatFrame, HFDocTokenizer, chat_frame
-from hinter.models.inference import padded_batches
 from hinter.models.llm_loading import identity_of, load_causal_lm, load_chat_tokenizer
 from hinter.models.prompts import Prompt
 from hinter.models.sampling import SeededSampler, check_decoding, prompt_seed
+from hinter.models.stage import padded_batches
 from hinter.progress import Progress
 
 log = logging.getLogger(__name__)

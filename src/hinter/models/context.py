@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 
 from hinter.errors import ConfigError, OfflineError, first_line
-from hinter.models.inference import Encoded
 from hinter.models.prompts import Prompt
+from hinter.models.stage import Encoded
 
 SENTINEL = "\x00HINTER-DOCUMENT\x00"
 CHARS_PER_TOKEN = 12  # only this many characters per budget token are tokenised first

@@ -19,9 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-MULTI_LABEL = "multi_label"
-MULTI_CLASS = "multi_class"
-TASK_TYPES = (MULTI_LABEL, MULTI_CLASS)
+from hinter.layout import MULTI_LABEL, TASK_TYPES
 
 
 def check_task_type(task_type: str) -> str:

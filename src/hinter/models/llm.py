@@ -1,6 +1,6 @@
 """Prompted LLMs as predictors: an LLM is tested exactly like an encoder.
 
-Same predict stage (:func:`hinter.models.inference.run_predict_stage`): originals once, texts
+Same predict stage (:func:`hinter.models.stage.run_predict_stage`): originals once, texts
 deduplicated, mutants unchanged within what the model reads skipped, every output cached. What
 differs is the model call and the output:
 
@@ -37,16 +37,16 @@ from hinter.layout import Variant
 from hinter.models.answers import AnswerParser, answer_confidence
 from hinter.models.cache import JsonCodec, MemoryCache, PredictionCache
 from hinter.models.context import ChatFrame, HFDocTokenizer, PromptWindow
-from hinter.models.inference import BaseEngine, Encoded, _splits_at_whitespace
 from hinter.models.prompts import (
     Prompt,
     build_prompt,
     check_paper_examples,
     excluded_documents,
     label_names_of,
-    load_prompt_spec,
     resolve_examples,
 )
+from hinter.models.stage import BaseEngine, Encoded, splits_at_whitespace
+from hinter.prompt_spec import load_prompt_spec
 
 log = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ class LLMEngine(BaseEngine):
         progress: Any = None,
     ):
         tok = backend.doc_tokenizer
-        safe = isinstance(tok, HFDocTokenizer) and _splits_at_whitespace(tok.tokenizer)
+        safe = isinstance(tok, HFDocTokenizer) and splits_at_whitespace(tok.tokenizer)
         super().__init__(cache, getattr(backend, "batch_size", 8), progress, shortcut_safe=safe)
         self.backend = backend
         self.prompt = prompt

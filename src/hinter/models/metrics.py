@@ -15,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 from sklearn.metrics import f1_score
 
-from hinter.models.decisions import MULTI_CLASS, check_task_type, indicator
+from hinter.layout import MULTI_CLASS
+from hinter.models.decisions import check_task_type, indicator
 
 
 def with_empty_column(matrix: np.ndarray) -> np.ndarray:

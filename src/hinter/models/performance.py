@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import csv
 import io as _io
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -79,15 +80,21 @@ def performance_rows(
                 value = scores.get(name)
                 row[f"{split}_{name}"] = None if value is None else round(100 * value, 2)
         for source in ("lexglue", "hinter"):
-            published = reported.get((source, checkpoint, dataset), {})
-            for name in _SCORES:
-                row[f"{source}_{name}"] = published.get(name)
-        ours, theirs = row["test_micro_f1"], row["lexglue_micro_f1"]
-        row["delta_lexglue_micro_f1"] = (
-            None if ours is None or theirs is None else round(ours - theirs, 2)
-        )
+            row.update(_published(reported, source, checkpoint, dataset))
+        row["delta_lexglue_micro_f1"] = _delta(row["test_micro_f1"], row["lexglue_micro_f1"])
         rows.append(row)
     return rows
+
+
+def _published(reported, source: str, checkpoint: str, dataset: str, known: bool = True):
+    """``{source}_micro_f1`` and ``{source}_macro_f1`` as published (None: not published, or
+    not ``known``)."""
+    scores = reported.get((source, checkpoint, dataset), {}) if known else {}
+    return {f"{source}_{name}": scores.get(name) for name in _SCORES}
+
+
+def _delta(ours: float | None, theirs: float | None) -> float | None:
+    return None if ours is None or theirs is None else round(ours - theirs, 2)
 
 
 TITLE = "Fine-tuned encoders: our scores and the published ones"
@@ -98,49 +105,64 @@ CAPTION = (
 )
 
 
-def performance_table(rows: Sequence[Mapping[str, Any]]) -> Table:
-    """The comparison as a results table: every column as data, percent pairs in Markdown."""
-    import pandas as pd
-
-    data = pd.DataFrame([[row.get(c) for c in COLUMNS] for row in rows], columns=list(COLUMNS))
-
-    def pair(row: Mapping[str, Any], prefix: str) -> str:
-        micro, macro = row.get(f"{prefix}_micro_f1"), row.get(f"{prefix}_macro_f1")
-        if micro is None:
-            return "–"
-        return f"{micro:.1f} / {macro:.1f}"
-
-    shown = pd.DataFrame(
-        [
-            {
-                "model": row["model"],
-                "dataset": row["dataset"],
-                "ours (test)": pair(row, "test"),
-                "ours (validation)": f"({pair(row, 'validation')})",
-                "LexGLUE": pair(row, "lexglue"),
-                "HInter paper": pair(row, "hinter"),
-                "Δ μ-F1 vs LexGLUE": (
-                    "–"
-                    if row.get("delta_lexglue_micro_f1") is None
-                    else f"{row['delta_lexglue_micro_f1']:+.1f}"
-                ),
-            }
-            for row in rows
-        ],
-        columns=["model", "dataset", "ours (test)", "ours (validation)", "LexGLUE",
-                 "HInter paper", "Δ μ-F1 vs LexGLUE"],
-    )  # fmt: skip
-    right = list(shown.columns[2:])
-    return Table(data, document(TITLE, CAPTION, markdown_table(shown, right=right)))
+Cell = Callable[[Mapping[str, Any]], str]  # the text of one Markdown cell of a row
 
 
-def write_performance(
-    rows: Sequence[Mapping[str, Any]], csv_path: str | Path, md_path: str | Path
-) -> None:
-    """The comparison as CSV (every column, 2 decimals) and as a Markdown document."""
-    table = performance_table(rows)
-    write_csv(table.data, csv_path, float_digits=2)
-    write_markdown([table.markdown], md_path)
+def _number(value: Any, fmt: str = "{:.1f}") -> str:
+    return "–" if value is None else fmt.format(value)
+
+
+def _f1(prefix: str) -> Cell:
+    """The cell "micro / macro" of a row's ``{prefix}micro_f1`` and ``{prefix}macro_f1``."""
+
+    def cell(row: Mapping[str, Any]) -> str:
+        micro, macro = row.get(f"{prefix}micro_f1"), row.get(f"{prefix}macro_f1")
+        return "–" if micro is None else f"{micro:.1f} / {macro:.1f}"
+
+    return cell
+
+
+def _field(name: str, fmt: str = "{}") -> Cell:
+    return lambda row: _number(row.get(name), fmt)
+
+
+@dataclass(frozen=True)
+class _ResultsTable:
+    """A results table's layout: ``columns`` as data; in Markdown the ``keys`` as they are,
+    then one right-aligned column per ``(header, cell)`` of ``cells``."""
+
+    title: str
+    caption: str
+    columns: Sequence[str]
+    keys: Sequence[str]
+    cells: Sequence[tuple[str, Cell]]
+
+    def table(self, rows: Sequence[Mapping[str, Any]]) -> Table:
+        import pandas as pd
+
+        data = pd.DataFrame(
+            [[row.get(c) for c in self.columns] for row in rows], columns=list(self.columns)
+        )
+        cells = [(key, _field(key)) for key in self.keys] + list(self.cells)
+        headers = [h for h, _ in cells]
+        shown = pd.DataFrame([[cell(row) for _, cell in cells] for row in rows], columns=headers)
+        right = headers[len(self.keys) :]
+        return Table(data, document(self.title, self.caption, markdown_table(shown, right=right)))
+
+    def write(self, rows: Sequence[Mapping[str, Any]], csv_path, md_path) -> None:
+        """The table as CSV (every column, 2 decimals) and as a Markdown document."""
+        table = self.table(rows)
+        write_csv(table.data, csv_path, float_digits=2)
+        write_markdown([table.markdown], md_path)
+
+
+ENCODER_TABLE = _ResultsTable(TITLE, CAPTION, COLUMNS, ("model", "dataset"), (
+    ("ours (test)", _f1("test_")),
+    ("ours (validation)", lambda row: f"({_f1('validation_')(row)})"),
+    ("LexGLUE", _f1("lexglue_")), ("HInter paper", _f1("hinter_")),
+    ("Δ μ-F1 vs LexGLUE", _field("delta_lexglue_micro_f1", "{:+.1f}")),
+))  # fmt: skip
+write_performance = ENCODER_TABLE.write
 
 
 # -- prompted LLMs on the original documents -------------------------------------------------
@@ -183,7 +205,8 @@ def llm_scores(
     import numpy as np
     from sklearn.metrics import f1_score
 
-    from hinter.models.decisions import MULTI_CLASS, check_task_type, indicator
+    from hinter.layout import MULTI_CLASS
+    from hinter.models.decisions import check_task_type, indicator
     from hinter.models.metrics import with_empty_column
 
     if not len(gold) == len(predicted) == len(answered):
@@ -302,13 +325,9 @@ def llm_performance_rows(
                 )  # fmt: skip
                 row["no_answer"] = round(100 * (1 - sum(answered) / len(answered)), 2)
                 row.update({k: round(100 * v, 2) for k, v in scores.items()})
-            published = reported.get(("hinter", checkpoint, dataset), {}) if split == "test" else {}
-            for name in _SCORES:
-                row[f"hinter_{name}"] = published.get(name)
-            ours, theirs = row.get("micro_f1"), row["hinter_micro_f1"]
-            row["delta_hinter_micro_f1"] = (
-                None if ours is None or theirs is None else round(ours - theirs, 2)
-            )
+            # the paper reports test scores only
+            row.update(_published(reported, "hinter", checkpoint, dataset, split == "test"))
+            row["delta_hinter_micro_f1"] = _delta(row.get("micro_f1"), row["hinter_micro_f1"])
             rows.append(row)
     return rows
 
@@ -323,44 +342,10 @@ LLM_CAPTION = (
 )
 
 
-def llm_performance_table(rows: Sequence[Mapping[str, Any]]) -> Table:
-    import pandas as pd
-
-    data = pd.DataFrame(
-        [[row.get(c) for c in LLM_COLUMNS] for row in rows], columns=list(LLM_COLUMNS)
-    )
-
-    def number(value: Any, fmt: str = "{:.1f}") -> str:
-        return "–" if value is None else fmt.format(value)
-
-    def pair(micro: Any, macro: Any) -> str:
-        return "–" if micro is None else f"{micro:.1f} / {macro:.1f}"
-
-    shown = pd.DataFrame(
-        [
-            {
-                "model": row["model"],
-                "dataset": row["dataset"],
-                "split": row["split"],
-                "documents": f"{row['documents']:,}",
-                "no answer (%)": number(row.get("no_answer")),
-                "accuracy": number(row.get("accuracy")),
-                "ours μ-F1 / m-F1": pair(row.get("micro_f1"), row.get("macro_f1")),
-                "HInter paper": pair(row.get("hinter_micro_f1"), row.get("hinter_macro_f1")),
-                "Δ μ-F1 vs paper": number(row.get("delta_hinter_micro_f1"), "{:+.1f}"),
-            }
-            for row in rows
-        ],
-        columns=["model", "dataset", "split", "documents", "no answer (%)", "accuracy",
-                 "ours μ-F1 / m-F1", "HInter paper", "Δ μ-F1 vs paper"],
-    )  # fmt: skip
-    right = list(shown.columns[3:])
-    return Table(data, document(LLM_TITLE, LLM_CAPTION, markdown_table(shown, right=right)))
-
-
-def write_llm_performance(
-    rows: Sequence[Mapping[str, Any]], csv_path: str | Path, md_path: str | Path
-) -> None:
-    table = llm_performance_table(rows)
-    write_csv(table.data, csv_path, float_digits=2)
-    write_markdown([table.markdown], md_path)
+LLM_TABLE = _ResultsTable(LLM_TITLE, LLM_CAPTION, LLM_COLUMNS, ("model", "dataset", "split"), (
+    ("documents", _field("documents", "{:,}")),
+    ("no answer (%)", _field("no_answer", "{:.1f}")), ("accuracy", _field("accuracy", "{:.1f}")),
+    ("ours μ-F1 / m-F1", _f1("")), ("HInter paper", _f1("hinter_")),
+    ("Δ μ-F1 vs paper", _field("delta_hinter_micro_f1", "{:+.1f}")),
+))  # fmt: skip
+write_llm_performance = LLM_TABLE.write

@@ -1,11 +1,8 @@
-"""Prompts as data (``resources/prompts/``): templates, few-shot examples, rendered chats.
+"""Prompts as data (``resources/prompts/``): few-shot examples resolved, chats rendered.
 
-Per dataset, ``<dataset>.yaml`` holds the few-shot examples (001 Table 8: train-split indices, or
-for IMDB the sha256 of each review's exact text), how many words of each example text the prompt
-shows, and named templates (a system
-instruction and a question; ``default`` is the paper's, 001 Table 7, the others are RQ6.2's
-alternatives). ``format.yaml`` holds the chat format shared by every dataset: the user turn
-("Question: … Text: …") and the answer ("Answer: <labels>." or "None.").
+The prompt files (per dataset: few-shot examples, example words, named templates; the shared
+chat format: the user turn "Question: … Text: …" and the answer "Answer: <labels>." or
+"None.") are read and checked by :mod:`hinter.prompt_spec`.
 
 A prompt is a list of chat messages: the system instruction, one user/assistant pair per
 example, and the user turn of the document. Every placeholder is filled (``{labels}`` with the
@@ -27,193 +24,19 @@ import hashlib
 import json
 import logging
 import re
-import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import yaml
 
 from hinter.errors import ConfigError, DataError
+from hinter.prompt_spec import N_EXAMPLES, ChatFormat, PromptSpec
 
 log = logging.getLogger(__name__)
 
-PROMPTS_DIR = Path(__file__).resolve().parents[3] / "resources" / "prompts"
-DEFAULT_TEMPLATE = "default"
-N_EXAMPLES = 3
 _PLACEHOLDERS = {"labels", "question", "text"}
 _WORD = re.compile(r"\S+")
-
-
-@dataclass(frozen=True)
-class ExampleSpec:
-    """A few-shot example as the paper names it: a train index, or the sha256 of its exact text
-    (``source`` names the original file, for messages); and what the paper shows."""
-
-    index: int | None
-    starts: str | None = None
-    answer: tuple[str, ...] | None = None
-    sha256: str | None = None
-    source: str | None = None
-
-    @property
-    def name(self) -> str:
-        if self.sha256 is not None:
-            return f"{self.source or 'review'} (sha256 {self.sha256[:16]}…)"
-        return f"train row {self.index}"
-
-
-@dataclass(frozen=True)
-class Template:
-    name: str
-    system: str
-    question: str
-
-
-@dataclass(frozen=True)
-class ChatFormat:
-    user: str
-    answer: str
-    none: str
-
-
-@dataclass(frozen=True)
-class PromptSpec:
-    """One dataset's prompt file, checked."""
-
-    dataset: str
-    examples: tuple[ExampleSpec, ...]
-    example_words: int
-    templates: Mapping[str, Template]
-    format: ChatFormat
-    source: str  # the file, for messages
-
-    def template(self, name: str) -> Template:
-        try:
-            return self.templates[name]
-        except KeyError:
-            known = ", ".join(self.templates)
-            raise ConfigError(
-                f"{self.source}: no prompt template {name!r} (templates: {known})"
-            ) from None
-
-
-def _read_yaml(path: Path) -> dict:
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: prompt file not found") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: invalid YAML ({getattr(exc, 'problem', exc)})") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: a prompt file must be a mapping")
-    return data
-
-
-def _fields(text: str, where: str) -> set[str]:
-    try:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
-    except ValueError as exc:
-        raise ConfigError(f"{where}: malformed placeholder ({exc})") from None
-
-
-def _text(data: Mapping, key: str, where: str, allowed: set[str]) -> str:
-    value = data.get(key)
-    if not isinstance(value, str) or not value.strip():
-        raise ConfigError(f"{where}.{key}: a non-empty string is required")
-    unknown = _fields(value, f"{where}.{key}") - allowed
-    if unknown:
-        raise ConfigError(
-            f"{where}.{key}: unknown placeholder {{{sorted(unknown)[0]}}} "
-            f"(allowed: {', '.join('{' + a + '}' for a in sorted(allowed))})"
-        )
-    return value
-
-
-def load_format(prompts_dir: str | Path | None = None) -> ChatFormat:
-    path = Path(prompts_dir or PROMPTS_DIR) / "format.yaml"
-    data = _read_yaml(path)
-    fmt = ChatFormat(
-        user=_text(data, "user", str(path), {"question", "text"}),
-        answer=_text(data, "answer", str(path), {"labels"}),
-        none=_text(data, "none", str(path), set()),
-    )
-    if "text" not in _fields(fmt.user, str(path)):
-        raise ConfigError(f"{path}.user: the user turn needs a {{text}} placeholder")
-    return fmt
-
-
-def load_prompt_spec(dataset: str, prompts_dir: str | Path | None = None) -> PromptSpec:
-    """Read and check ``<prompts_dir>/<dataset>.yaml`` (one-line ConfigError naming the key)."""
-    folder = Path(prompts_dir or PROMPTS_DIR)
-    path = folder / f"{dataset}.yaml"
-    data = _read_yaml(path)
-    where = str(path)
-    unknown = set(data) - {"examples", "example_words", "templates"}
-    if unknown:
-        raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}")
-    raw_examples = data.get("examples")
-    if not isinstance(raw_examples, list) or len(raw_examples) != N_EXAMPLES:
-        raise ConfigError(f"{where}.examples: a list of {N_EXAMPLES} examples is required")
-    examples = [
-        _example_spec(item, f"{where}.examples[{i}]") for i, item in enumerate(raw_examples)
-    ]
-    if len({e.sha256 is None for e in examples}) > 1:
-        raise ConfigError(
-            f"{where}.examples: name every example by 'index' or every one by 'sha256'"
-        )
-    words = data.get("example_words", 150)
-    if not isinstance(words, int) or words < 1:
-        raise ConfigError(f"{where}.example_words: a positive integer is required")
-    raw_templates = data.get("templates")
-    if not isinstance(raw_templates, dict) or DEFAULT_TEMPLATE not in raw_templates:
-        raise ConfigError(f"{where}.templates: a '{DEFAULT_TEMPLATE}' template is required")
-    templates = {}
-    for name, spec in raw_templates.items():
-        key = f"{where}.templates.{name}"
-        if not re.fullmatch(r"[A-Za-z0-9_]+", str(name)):
-            raise ConfigError(f"{key}: template names use letters, digits and _")
-        if not isinstance(spec, dict) or set(spec) - {"system", "question"}:
-            raise ConfigError(f"{key}: a mapping with 'system' and 'question' is required")
-        templates[name] = Template(
-            name,
-            _text(spec, "system", key, {"labels"}).strip(),
-            _text(spec, "question", key, {"labels"}).strip(),
-        )
-    return PromptSpec(dataset, tuple(examples), words, templates, load_format(folder), source=where)
-
-
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-
-def _example_spec(item: Any, key: str) -> ExampleSpec:
-    if not isinstance(item, dict) or set(item) - {"index", "sha256", "source", "starts", "answer"}:
-        raise ConfigError(f"{key}: a mapping with 'index' or 'sha256' (and 'answer') is required")
-    index, digest = item.get("index"), item.get("sha256")
-    if (index is None) == (digest is None):
-        raise ConfigError(f"{key}: give either 'index' (train-split row) or 'sha256' (of the text)")
-    if index is not None and (not isinstance(index, int) or index < 0):
-        raise ConfigError(f"{key}.index: an integer >= 0 (train-split row) is required")
-    if digest is not None and not (isinstance(digest, str) and _SHA256.fullmatch(digest)):
-        raise ConfigError(f"{key}.sha256: 64 lowercase hex digits are required")
-    answer = item.get("answer")
-    if answer is not None and not (
-        isinstance(answer, list) and all(isinstance(a, str) for a in answer)
-    ):
-        raise ConfigError(f"{key}.answer: a list of label names is required")
-    return ExampleSpec(
-        index,
-        item.get("starts"),
-        tuple(answer) if answer is not None else None,
-        digest,
-        item.get("source"),
-    )
-
-
-def template_names(dataset: str, prompts_dir: str | Path | None = None) -> list[str]:
-    return list(load_prompt_spec(dataset, prompts_dir).templates)
 
 
 # -- few-shot examples ----------------------------------------------------------------------

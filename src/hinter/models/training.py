@@ -15,14 +15,12 @@ arguments, a short model card; no pickle is written, not even in the temporary c
 
 from __future__ import annotations
 
-import json
 import logging
 import os
-import platform
 import shutil
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +29,17 @@ import numpy as np
 from hinter import hub, io, tables
 from hinter.checkpoints import Checkpoint, hub_commit, resolve_checkpoint
 from hinter.errors import ConfigError, DataError, HinterError, OfflineError
+from hinter.layout import MULTI_CLASS, MULTI_LABEL
+from hinter.model_dir import n_labels_of, read_model_dir
 from hinter.models import decisions
-from hinter.models.decisions import MULTI_CLASS, MULTI_LABEL
-from hinter.models.loading import SIDECAR, n_labels_of, read_model_dir
 from hinter.models.metrics import f1_scores
+from hinter.models.model_card import (
+    model_card,
+    sidecar_record,
+    training_args_record,
+    training_record,
+    write_model_dir,
+)
 from hinter.models.tokenizers import is_demo_tokenizer, train_demo_tokenizer
 
 log = logging.getLogger(__name__)
@@ -221,18 +226,7 @@ def build_model(
     from transformers import AutoModelForSequenceClassification, set_seed
 
     n_labels = int(meta["n_labels"])
-    task_type = meta["task_type"]
-    names = list(meta.get("label_names") or [str(i) for i in range(n_labels)])
-    label_kwargs = {
-        "num_labels": n_labels,
-        "id2label": dict(enumerate(names)),
-        "label2id": {n: i for i, n in enumerate(names)},
-        "problem_type": (
-            "multi_label_classification"
-            if task_type == MULTI_LABEL
-            else "single_label_classification"
-        ),
-    }
+    label_kwargs = _label_config(meta)
     init = spec.get("init", "pretrained")
     set_seed(seed)
     if init == "random":
@@ -256,15 +250,7 @@ def build_model(
             f"a {spec['tokenizer']} tokenizer cannot serve the pretrained {ckpt.source}"
         )
     if init == "finetuned":
-        if ckpt.kind == "hub":
-            raise ConfigError(f"checkpoint {ckpt.source}: init finetuned needs a local directory")
-        info = read_model_dir(ckpt.location)
-        found = n_labels_of(info["config"])
-        if found != n_labels:
-            raise DataError(
-                f"model directory {ckpt.location}: the model predicts {found} labels, "
-                f"but dataset {meta.get('dataset')} has {n_labels}"
-            )
+        _check_finetuned(ckpt, meta)
         label_kwargs = {}
     tok = _load_tokenizer(
         spec.get("tokenizer") or ckpt.source, ckpt, settings.max_length, train_texts
@@ -289,6 +275,35 @@ def build_model(
         "commit": hub_commit(ckpt.source, ckpt.revision) if ckpt.kind == "hub" else None,
     }
     return model, tok, provenance
+
+
+def _label_config(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """The classifier head's labels, as the model config records them."""
+    n_labels = int(meta["n_labels"])
+    names = list(meta.get("label_names") or [str(i) for i in range(n_labels)])
+    return {
+        "num_labels": n_labels,
+        "id2label": dict(enumerate(names)),
+        "label2id": {n: i for i, n in enumerate(names)},
+        "problem_type": (
+            "multi_label_classification"
+            if meta["task_type"] == MULTI_LABEL
+            else "single_label_classification"
+        ),
+    }
+
+
+def _check_finetuned(ckpt: Checkpoint, meta: Mapping[str, Any]) -> None:
+    """An ``init: finetuned`` checkpoint: a local model folder with the dataset's labels."""
+    if ckpt.kind == "hub":
+        raise ConfigError(f"checkpoint {ckpt.source}: init finetuned needs a local directory")
+    info = read_model_dir(ckpt.location)
+    found = n_labels_of(info["config"])
+    if found != int(meta["n_labels"]):
+        raise DataError(
+            f"model directory {ckpt.location}: the model predicts {found} labels, "
+            f"but dataset {meta.get('dataset')} has {int(meta['n_labels'])}"
+        )
 
 
 def _safetensors_trainer():
@@ -331,40 +346,104 @@ def train_encoder(
 
     Writes ``out_dir`` (the model directory) and ``metrics_path`` atomically; returns the metrics.
     """
-    import torch
     import transformers
-    from transformers import DataCollatorWithPadding, EarlyStoppingCallback, TrainingArguments
 
     transformers.utils.logging.disable_progress_bar()  # per-file bars would flood the job's log
     out_dir = Path(out_dir)
     meta = io.read_json(meta_path)
     settings = TrainingSettings.from_config(training, dataset)
     splits = load_splits(split_paths, meta, seed, settings.validation_fraction)
-    task_type = meta["task_type"]
-    n_labels = int(meta["n_labels"])
-    empty_label = bool(meta.get("empty_label_name"))
+    task = _Task(meta["task_type"], int(meta["n_labels"]), bool(meta.get("empty_label_name")))
     model, tokenizer, provenance = build_model(spec, meta, settings, splits["train"].texts, seed)
     tokenizer.model_max_length = settings.max_length
     data = {
-        s: _examples(tokenizer, splits[s], task_type, n_labels, settings.max_length) for s in SPLITS
+        s: _examples(tokenizer, splits[s], task.task_type, task.n_labels, settings.max_length)
+        for s in SPLITS
     }
-
-    def compute_metrics(prediction) -> dict[str, float]:
-        logits = prediction.predictions
-        logits = logits[0] if isinstance(logits, tuple) else logits
-        gold = _gold_sets(prediction.label_ids, task_type)
-        scores = f1_scores(
-            gold, decisions.decide(logits, task_type), n_labels, task_type, empty_label
+    work = _work_dir(out_dir)
+    args = _training_arguments(settings, work / "checkpoints", seed)
+    trainer = _trainer(model, tokenizer, args, data, task, settings)
+    started = time.perf_counter()
+    try:
+        if provenance["init"] != "finetuned":
+            trainer.train()
+        seconds = time.perf_counter() - started
+        metrics = _metrics(model_name, dataset, trainer, data, splits, task)
+        sidecar = sidecar_record(model_name, dataset, meta, settings.max_length, provenance)
+        staged = work / "model"
+        write_model_dir(
+            staged,
+            trainer,
+            tokenizer,
+            sidecar,
+            training_args_record(args, settings, seed),
+            training_record(trainer, seconds),
+            model_card(sidecar, settings, metrics),
         )
-        return scores or {"micro_f1": 0.0, "macro_f1": 0.0}
+        if out_dir.exists():
+            shutil.rmtree(out_dir)
+        os.replace(staged, out_dir)
+        io.write_json(metrics_path, metrics)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    log.info(
+        "%s on %s: %.1f s, validation %s, test %s",
+        model_name, dataset, seconds, metrics["validation"], metrics["test"],
+    )  # fmt: skip
+    return metrics
 
-    # Checkpoints live next to the output and go when the job ends; a killed job's are
-    # removed by the next attempt (one job owns this output directory at a time).
+
+def _work_dir(out_dir: Path) -> Path:
+    """Where checkpoints live while training: next to the output, gone when the job ends; a
+    killed job's are removed by the next attempt (one job owns this output directory at a
+    time)."""
     for stale in out_dir.parent.glob(f".{out_dir.name}.work-*"):
         shutil.rmtree(stale, ignore_errors=True)
-    work = out_dir.parent / f".{out_dir.name}.work-{os.getpid()}"
-    args = TrainingArguments(
-        output_dir=str(work / "checkpoints"),
+    return out_dir.parent / f".{out_dir.name}.work-{os.getpid()}"
+
+
+def _metrics(model_name: str, dataset: str, trainer, data, splits, task: _Task) -> dict:
+    """metrics.json: what was trained on what, the kept epoch, and the evaluation."""
+    results = _evaluate(trainer, data, splits, task)
+    return {
+        "model": model_name,
+        "dataset": dataset,
+        "task_type": task.task_type,
+        "n_labels": task.n_labels,
+        "empty_label_column": task.empty_label,
+        "metric_for_best_model": BEST_METRIC,
+        "epochs_trained": trainer.state.epoch,
+        "best_epoch": _best_epoch(trainer.state),
+        "train_documents": len(data["train"]),
+        **results,
+    }
+
+
+@dataclass(frozen=True)
+class _Task:
+    """What scoring needs of a dataset: its task type, label count and empty-set column."""
+
+    task_type: str
+    n_labels: int
+    empty_label: bool  # the dataset names the empty label set (ECtHR's "none" column)
+
+    def f1(self, gold: Sequence[Sequence[int]], logits: np.ndarray) -> dict[str, float]:
+        return f1_scores(
+            gold,
+            decisions.decide(logits, self.task_type),
+            self.n_labels,
+            self.task_type,
+            self.empty_label,
+        )
+
+
+def _training_arguments(settings: TrainingSettings, checkpoints: Path, seed: int):
+    """The Trainer's arguments: the LexGLUE recipe, one evaluation and checkpoint per epoch."""
+    import torch
+    from transformers import TrainingArguments
+
+    return TrainingArguments(
+        output_dir=str(checkpoints),
         learning_rate=settings.learning_rate,
         num_train_epochs=settings.epochs,
         per_device_train_batch_size=settings.batch_size,
@@ -386,7 +465,20 @@ def train_encoder(
         use_cpu=not torch.cuda.is_available(),
         **_precision(settings),
     )
-    trainer = _safetensors_trainer()(
+
+
+def _trainer(model, tokenizer, args, data: Mapping[str, Any], task: _Task, settings):
+    """A safetensors-only Trainer that keeps the epoch of best validation micro-F1."""
+    import torch
+    from transformers import DataCollatorWithPadding, EarlyStoppingCallback
+
+    def compute_metrics(prediction) -> dict[str, float]:
+        logits = prediction.predictions
+        logits = logits[0] if isinstance(logits, tuple) else logits
+        scores = task.f1(_gold_sets(prediction.label_ids, task.task_type), logits)
+        return scores or {"micro_f1": 0.0, "macro_f1": 0.0}
+
+    return _safetensors_trainer()(
         model=model,
         args=args,
         train_dataset=data["train"],
@@ -398,100 +490,25 @@ def train_encoder(
         compute_metrics=compute_metrics,
         callbacks=[EarlyStoppingCallback(early_stopping_patience=settings.patience)],
     )
-    started = time.perf_counter()
-    try:
-        if provenance["init"] != "finetuned":
-            trainer.train()
-        seconds = time.perf_counter() - started
-        results = {}
-        for split in ("validation", "test"):
-            if len(data[split]) == 0:
-                results[split] = None
-                continue
-            output = trainer.predict(data[split])
-            logits = (
-                output.predictions[0]
-                if isinstance(output.predictions, tuple)
-                else output.predictions
-            )
-            scores = f1_scores(
-                splits[split].labels,
-                decisions.decide(logits, task_type),
-                n_labels,
-                task_type,
-                empty_label,
-            )
-            results[split] = {
-                **scores,
-                "documents": len(data[split]),
-                "source": splits[split].source,
-            }
-        best_epoch = _best_epoch(trainer.state)
-        metrics = {
-            "model": model_name,
-            "dataset": dataset,
-            "task_type": task_type,
-            "n_labels": n_labels,
-            "empty_label_column": empty_label,
-            "metric_for_best_model": BEST_METRIC,
-            "epochs_trained": trainer.state.epoch,
-            "best_epoch": best_epoch,
-            "train_documents": len(data["train"]),
-            **results,
-        }
-        sidecar = {
-            "format": 1,
-            "model": model_name,
-            "dataset": dataset,
-            "task_type": task_type,
-            "n_labels": n_labels,
-            "label_names": meta.get("label_names"),
-            "empty_label_name": meta.get("empty_label_name"),
-            "max_length": settings.max_length,
-            "source": provenance,
-        }
-        staged = work / "model"
-        final = trainer.accelerator.unwrap_model(trainer.model, keep_torch_compile=False)
-        final.save_pretrained(staged)
-        tokenizer.save_pretrained(staged)
-        # The staged directory is renamed into place as a whole, so plain writes suffice here.
-        _dump_json(staged / SIDECAR, sidecar)
-        _dump_json(staged / "training_args.json", _training_args(args, settings, seed))
-        _dump_json(
-            staged / "training.json",
-            {
-                "seconds": round(seconds, 3),
-                "device": "cuda" if torch.cuda.is_available() else "cpu",
-                "torch": torch.__version__,
-                "transformers": transformers.__version__,
-                "python": platform.python_version(),
-                "log_history": trainer.state.log_history,
-            },
-        )
-        (staged / "README.md").write_text(
-            model_card(model_name, dataset, sidecar, settings, metrics), encoding="utf-8"
-        )
-        if out_dir.exists():
-            shutil.rmtree(out_dir)
-        os.replace(staged, out_dir)
-        io.write_json(metrics_path, metrics)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
-    log.info(
-        "%s on %s: %.1f s, validation %s, test %s",
-        model_name,
-        dataset,
-        seconds,
-        metrics["validation"],
-        metrics["test"],
-    )
-    return metrics
 
 
-def _dump_json(path: Path, obj: Any) -> None:
-    path.write_text(
-        json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8"
-    )
+def _evaluate(trainer, data: Mapping[str, Any], splits: Mapping[str, Split], task: _Task) -> dict:
+    """Micro/macro-F1 of the kept model on validation and test (None for an empty split)."""
+    results: dict[str, Any] = {}
+    for split in ("validation", "test"):
+        if len(data[split]) == 0:
+            results[split] = None
+            continue
+        output = trainer.predict(data[split])
+        logits = (
+            output.predictions[0] if isinstance(output.predictions, tuple) else output.predictions
+        )
+        results[split] = {
+            **task.f1(splits[split].labels, logits),
+            "documents": len(data[split]),
+            "source": splits[split].source,
+        }
+    return results
 
 
 def _best_epoch(state) -> int | None:
@@ -501,67 +518,3 @@ def _best_epoch(state) -> int | None:
         if f"eval_{BEST_METRIC}" in entry and entry.get("step") == best_step:
             return round(entry["epoch"])
     return None
-
-
-def _training_args(args, settings: TrainingSettings, seed: int) -> dict[str, Any]:
-    """The exact Trainer arguments (JSON, no machine-specific paths) and the recipe settings."""
-    raw = json.loads(args.to_json_string())
-    for key in ("output_dir", "logging_dir"):
-        raw.pop(key, None)
-    return {"recipe": asdict(settings), "seed": seed, "trainer": raw}
-
-
-def model_card(
-    name: str,
-    dataset: str,
-    sidecar: Mapping[str, Any],
-    settings: TrainingSettings,
-    metrics: Mapping[str, Any],
-) -> str:
-    """A short Markdown model card: what it is, how it was trained, how well it does."""
-    source = sidecar["source"]
-    if source["init"] == "random":
-        size = json.dumps(source["size"], sort_keys=True)
-        base = f"randomly initialised {source['architecture']} ({size})"
-    else:
-        base = f"`{source['checkpoint']}`" + (
-            f" at revision `{source['revision']}`" if source.get("revision") else ""
-        )
-    lines = [
-        f"# {name} fine-tuned on {dataset}",
-        "",
-        f"- Base: {base}; init `{source['init']}`.",
-        f"- Task: {sidecar['task_type']} over {sidecar['n_labels']} labels"
-        + (
-            f' (empty set = "{sidecar["empty_label_name"]}")'
-            if sidecar.get("empty_label_name")
-            else ""
-        )
-        + f"; inputs truncated to {settings.max_length} tokens.",
-        f"- Recipe (LexGLUE): lr {settings.learning_rate:g}, up to {settings.epochs} epochs, batch "
-        f"{settings.batch_size} × accumulation {settings.gradient_accumulation}, early stopping "
-        f"patience {settings.patience}, best epoch by validation micro-F1 "
-        + (
-            f"(epoch {metrics['best_epoch']} of {metrics['epochs_trained']:g})."
-            if metrics.get("epochs_trained")
-            else "(not trained here: evaluated as given)."
-        ),
-        "",
-        "| split | micro-F1 | macro-F1 | documents |",
-        "|---|---|---|---|",
-    ]
-    for split in ("validation", "test"):
-        row = metrics.get(split)
-        if row:
-            lines.append(
-                f"| {split} | {100 * row['micro_f1']:.1f} | {100 * row['macro_f1']:.1f} "
-                f"| {row['documents']} |"
-            )
-    lines += [
-        "",
-        "Load with `AutoModelForSequenceClassification.from_pretrained(<this directory>, "
-        "use_safetensors=True)`; `hinter.json` holds the task type, label names and token window, "
-        "`training_args.json` the exact training arguments.",
-        "",
-    ]
-    return "\n".join(lines)

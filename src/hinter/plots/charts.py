@@ -65,10 +65,7 @@ def bar_panel(ax: Axes, bars: Bars, log: bool | None = None) -> None:
         if bars.notes and i < len(bars.notes) and bars.notes[i]:
             text += f"\n{bars.notes[i]}"
         y = ax.get_ylim()[0] if missing or (log and value <= 0) else value
-        ax.annotate(
-            text, (i, y), xytext=(0, 2), textcoords="offset points",
-            ha="center", va="bottom", fontsize=6.5,
-        )  # fmt: skip
+        style.label_above(ax, text, (i, y), size=6.5)
 
 
 def bar_panels(panels: Sequence[Bars], log: bool | None = None) -> Figure:

@@ -12,6 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+import pandas as pd
 from matplotlib import ticker
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
@@ -38,6 +39,41 @@ class Groups:
     notes: Sequence[str] = field(default_factory=tuple)  # text under each group's label
 
 
+def point(row: Mapping[str, float] | None, value: str, low: str, high: str) -> Point:
+    """A table row's (value, low, high) columns as a point; no row: no bar."""
+    if row is None:
+        return (math.nan, math.nan, math.nan)
+    return (float(row[value]), float(row[low]), float(row[high]))
+
+
+def score_groups(
+    title: str,
+    groups: Sequence[str],
+    rows: Mapping[str, pd.DataFrame],
+    keys: Sequence[str],
+    colors: Mapping[str, str],
+    names: Mapping[str, str],
+    notes: Sequence[str] = (),
+) -> Groups:
+    """A panel of grammar scores (RQ2 Fig. 8a, RQ3 Fig. 8c): a series per input, whose rows
+    (``score_pct``, ``low``, ``high``) are indexed by ``keys``, one group per key (``notes``
+    under each)."""
+    series = {
+        i: [point(r.loc[k] if k in r.index else None, "score_pct", "low", "high") for k in keys]
+        for i, r in rows.items()
+    }
+    return Groups(
+        title=title,
+        groups=groups,
+        series=series,
+        colors=colors,
+        names=names,
+        ylabel="Grammar score (%)",
+        limits=(0.0, 100.0),
+        notes=notes,
+    )
+
+
 def _nan(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
@@ -62,15 +98,7 @@ def groups_panel(ax: Axes, panel: Groups) -> None:
         )
         for xi, (value, low, high) in zip(x, points, strict=True):
             if _nan(value):
-                ax.annotate(
-                    "–",
-                    (xi, 0),
-                    xytext=(0, 2),
-                    textcoords="offset points",
-                    ha="center",
-                    va="bottom",
-                    fontsize=6,
-                )
+                style.label_above(ax, "–", (xi, 0))
                 continue
             top = value
             if not (_nan(low) or _nan(high)):
@@ -85,14 +113,12 @@ def groups_panel(ax: Axes, panel: Groups) -> None:
                 )
                 top = max(top, high)
             tops.append(top)
-            ax.annotate(
+            style.label_above(
+                ax,
                 f"{value:.{panel.digits}f}",
                 (xi, top),
-                xytext=(0, 1.5),
-                textcoords="offset points",
-                ha="center",
-                va="bottom",
-                fontsize=5.5,
+                offset=1.5,
+                size=5.5,
                 rotation=90 if n > 2 else 0,
             )
     labels = list(panel.groups)

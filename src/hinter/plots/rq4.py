@@ -1,19 +1,23 @@
 """RQ4's figures: pies of bias-inducing mutants with / without a counterpart (paper Fig. 9),
 Venn diagrams of bias-inducing originals (Fig. 10, matplotlib-venn) and an UpSet plot for N=3
-(matplotlib). Rows of the RQ4 tables in, a ``Figure`` out; the pooled rows (all models and
-datasets) are chosen by :mod:`hinter.rq.rq4`."""
+(matplotlib). Rows of the RQ4 tables' CSV files in (:mod:`hinter.rq.rq4` writes them), a
+``Figure`` out; :func:`build_figures` chooses the pooled rows (all models and datasets)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from hinter.plots import style
+from hinter.rq import figures, outputs
+from hinter.rq.rq4 import ARTIFACT
 
+FIGURES = outputs.names(4, outputs.FIGURE)
 TOTAL = "Total"
 
 
@@ -178,15 +182,7 @@ def upset(rows: pd.DataFrame) -> Figure:
         color = style.color("suites", suites[0])
         bars_ax.bar(x, part["originals"], color=color, width=0.6)
         for xi, n, s in zip(x, part["originals"], part["share_pct"], strict=True):
-            bars_ax.annotate(
-                f"{int(n)}\n{s:.1f}%",
-                (xi, n),
-                xytext=(0, 2),
-                textcoords="offset points",
-                ha="center",
-                va="bottom",
-                fontsize=6,
-            )
+            style.label_above(bars_ax, f"{int(n)}\n{s:.1f}%", (xi, n))
         bars_ax.set_ylabel("Bias-inducing originals")
         bars_ax.set_ylim(0, part["originals"].max() * 1.35)
         bars_ax.set_title(
@@ -207,3 +203,22 @@ def upset(rows: pd.DataFrame) -> Figure:
         for side in ("left", "bottom"):
             dots_ax.spines[side].set_visible(False)
         return fig
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
+    """Every RQ4 figure (``FIGURES``) by name, from the tables' CSV data."""
+    c, v = tables["counterparts"], tables["venn"]
+    builders = {
+        "fig9": lambda: counterpart_pies(c, ARTIFACT, compatibility=False),
+        "fig9_artifact": lambda: counterpart_pies(c, ARTIFACT, compatibility=True),
+        "fig10": lambda: venn_diagrams(v[(v["model"] == TOTAL) & (v["order"] == 2)]),
+        "upset": lambda: upset(v[(v["model"] == TOTAL) & (v["order"] >= 3)]),
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
+    """Draw Figs. 9 and 10 (and the compatibility and UpSet figures) from the RQ4 tables."""
+    # Venn regions are bit strings ("011"): read as text, not as numbers.
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(4), dtype={"region": str})
+    return figures.save_all(4, build_figures(tables), out_dir)

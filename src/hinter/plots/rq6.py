@@ -1,15 +1,21 @@
 """RQ6's figures: error and hidden rates per variant (paper Fig. 11) and against a confidence
-threshold (Fig. 12). Rows of the RQ6 tables in, a ``Figure`` out."""
+threshold (Fig. 12). Rows of the RQ6 tables' CSV files in (:mod:`hinter.rq.rq6` writes them), a
+``Figure`` out."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from hinter.plots import style
+from hinter.rq import figures, outputs
+
+FIGURES = outputs.names(6, outputs.FIGURE)
 
 RATES = (("error_rate", "Intersectional error rate (%)"), ("hidden_rate", "Hidden rate (%)"))
 GROUPS = (("runs", "repeated runs"), ("prompts", "prompt templates"))
@@ -77,14 +83,8 @@ def variant_bars(table: pd.DataFrame) -> Figure:
                     for x, y, h, s, v_ in zip(xs, ys, hi, stars, values, strict=True):
                         # the value on every bar: a 0 is drawn, an undefined rate says "–"
                         text = "–" if pd.isna(v_) else f"{v_:.1f}"
-                        ax.annotate(
-                            text + ("*" if s else ""),
-                            (x, y + h),
-                            xytext=(0, 1),
-                            textcoords="offset points",
-                            ha="center",
-                            va="bottom",
-                            fontsize=5.5,
+                        style.label_above(
+                            ax, text + ("*" if s else ""), (x, y + h), offset=1, size=5.5
                         )
                 ax.set_xticks(range(len(runs)), [_run_name(m, d) for m, d in runs])
                 ax.set_title(f"({next(letter)}) {title}", loc="left")
@@ -173,3 +173,17 @@ def threshold_curves(table: pd.DataFrame, accuracy: pd.DataFrame, rule: str) -> 
             handles, labels, loc="outside lower center", ncols=min(4, len(labels)), fontsize=6.5
         )
         return fig
+
+
+def build_figures(tables: Mapping[str, pd.DataFrame], rule: str) -> dict[str, Figure]:
+    builders = {
+        "fig11": lambda: variant_bars(tables["variants"]),
+        "fig12": lambda: threshold_curves(tables["thresholds"], tables["accuracy"], rule),
+    }
+    return {name: builders[name]() for name in FIGURES}
+
+
+def write_figures(tables_dir: str | Path, out_dir: str | Path, rule: str) -> list[Path]:
+    """Draw Figs. 11 and 12 from the RQ6 tables in ``tables_dir``."""
+    tables = figures.read_tables(tables_dir, outputs.figure_sources(6))
+    return figures.save_all(6, build_figures(tables, rule), out_dir)

@@ -78,3 +78,12 @@ def name(group: str, key: str) -> str:
     if key in names["pooled"] and group in ("models", "datasets"):
         return names["pooled"][key]
     return str(names.get(group, {}).get(key, key))
+
+
+def label_above(ax: Any, text: str, xy: tuple[float, float], offset=2.0, size=6.0, **kw) -> None:
+    """Write ``text`` centred just above the point ``xy`` of ``ax`` (``offset`` points up):
+    the value labels of every bar chart."""
+    ax.annotate(
+        text, xy, xytext=(0, offset), textcoords="offset points", ha="center", va="bottom",
+        fontsize=size, **kw,
+    )  # fmt: skip

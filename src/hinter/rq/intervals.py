@@ -35,7 +35,8 @@ How an RQ table adopts it (RQ1's Table 3 and atomic rates do exactly this)::
   :func:`combine_document_counts` to pool the per-document counts of several files;
 - :func:`cell` — the one rendered form "12.34 [10.10, 14.80]" of every RQ table
   (:func:`percent_cell` reads it from a row's percent columns, :func:`difference_cell` adds
-  the sign and the significance star).
+  the sign and the significance star); :func:`comparison_sentence` says a comparison in words
+  (RQ5, RQ6).
 
 Rates are fractions in the frames of :func:`rate_intervals` and :func:`add_intervals`; cells
 and CSV ``_pct`` columns show percent. :func:`totals_intervals` writes percent columns because
@@ -56,6 +57,7 @@ import pandas as pd
 
 from hinter import rates as rate_functions
 from hinter import statistics
+from hinter.render import percent
 
 # The column naming a resampling unit's dataset once a table pools datasets: a unit is
 # (UNIT, doc_id), one original document of one dataset.
@@ -326,6 +328,22 @@ def difference_cell(row: Mapping[str, Any], digits: int = 2, scale: float = 100.
         return "–"
     text = cell(d, row.get("difference_lo"), row.get("difference_hi"), digits, scale, signed=True)
     return text + ("*" if bool(row.get("significant")) else "")
+
+
+def comparison_sentence(what: str, rate: str, row: Mapping[str, Any]) -> str:
+    """ "<what>, error rate: 3.94 vs 2.95, difference +0.99 [0.50, 1.40] points, p = 0.002:
+    significant" for a row of :func:`hinter.statistics.compare_rates` (percent points; "–"
+    when a side has nothing to divide)."""
+    name = rate.replace("_", " ")
+    diff = row["difference"]
+    if pd.isna(diff):
+        return f"{what}, {name}: nothing to compare"
+    verdict = "significant" if row["significant"] else "not significant"
+    return (
+        f"{what}, {name}: {percent(row['rate_a'])} vs {percent(row['rate_b'])}, difference "
+        f"{100 * diff:+.2f} [{percent(row['low'])}, {percent(row['high'])}] points, "
+        f"p = {row['p_value']:.3g}: {verdict}"
+    )
 
 
 def within(value: float, lo: float, hi: float) -> bool | None:

@@ -165,7 +165,7 @@ COMPARISON = (
 # The RQ tables (CSV) the comparison reads, by RQ.
 COMPARISON_SOURCES = {
     1: ("table3", "atomic_rates", "distinct_originals", "rates_by_suite"),
-    3: ("validity", "positives"),
+    3: ("validity", "positives", "grammar_validity"),
     5: ("table5",),
 }
 

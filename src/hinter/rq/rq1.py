@@ -2,23 +2,22 @@
 and hidden-bias examples like Tables 1 and 4, under ``results/<run>/rq1/``.
 
 Tables come from pooled counts (:mod:`hinter.rq.outcomes`, :mod:`hinter.rates`); figures are
-drawn from the tables' CSV files, so every rate is computed once. Output names, kinds and report
-entries are registered in :mod:`hinter.rq.outputs`; each has a builder here.
+drawn from the tables' CSV files (:mod:`hinter.plots.rq1`), so every rate is computed once.
+Output names, kinds and report entries are registered in :mod:`hinter.rq.outputs`; each table
+has a builder here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, patterns
-from hinter.plots import charts, style
 from hinter.render import Table, document, markdown_table, percent, prose, write_table
-from hinter.rq import figures, intervals, outputs
+from hinter.rq import intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
@@ -27,7 +26,6 @@ from hinter.rq.outcomes import kind as outcome_kind
 
 TABLES = outputs.names(1, outputs.TABLE)
 DEFAULT_BOOTSTRAP = Bootstrap()  # the config's defaults; the rule passes the run's
-FIGURES = outputs.names(1, outputs.FIGURE)
 ALL = "All"
 TOTAL = "Total"
 NOT_TESTED = "N/A"
@@ -130,6 +128,12 @@ def _pct(grid: pd.DataFrame, rate: str) -> dict[str, pd.Series]:
     return {f"{rate}{s}_pct": 100 * grid[f"{rate}{s}"] for s in ("", "_lo", "_hi")}
 
 
+def _error_columns(grid: pd.DataFrame) -> dict[str, pd.Series]:
+    """A grid's keys, counts and error rate (with its interval) as CSV columns."""
+    keys = ("dataset", "model", "valid", "decided", "errors")
+    return {**{k: grid[k] for k in keys}, **_pct(grid, "error_rate")}
+
+
 def _cell(rate: str):
     return lambda r: intervals.cell(r[rate], r[f"{rate}_lo"], r[f"{rate}_hi"])
 
@@ -145,12 +149,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
     )  # fmt: skip
     csv = pd.DataFrame(
         {
-            "dataset": grid["dataset"],
-            "model": grid["model"],
-            "valid": grid["valid"],
-            "decided": grid["decided"],
-            "errors": grid["errors"],
-            **_pct(grid, "error_rate"),
+            **_error_columns(grid),
             "hidden_base": grid["hidden_base"],
             "hidden": grid["hidden"],
             **_pct(grid, "hidden_rate"),
@@ -184,12 +183,7 @@ def atomic_rates(
     grid = grid.merge(diff, on=keys, how="left", validate="one_to_one")
     csv = pd.DataFrame(
         {
-            "dataset": grid["dataset"],
-            "model": grid["model"],
-            "valid": grid["valid"],
-            "decided": grid["decided"],
-            "errors": grid["errors"],
-            **_pct(grid, "error_rate"),
+            **_error_columns(grid),
             "intersectional_error_rate_pct": 100 * grid["rate_a"],
             "difference_pct": 100 * grid["difference"],
             "difference_lo_pct": 100 * grid["difference_lo"],
@@ -488,106 +482,3 @@ def write_tables(
     for name, table in build_tables(collected, example_files, examples, order, boot).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(1, name).extensions)
     return written
-
-
-# ---------------------------------------------------------------------------------------------
-# Figures 4-6, drawn from the tables' CSV files
-
-
-def _per_model(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows pooled over datasets, one per model and the "Total" row, in the table's order."""
-    return frame[frame["dataset"] == ALL]
-
-
-def _model_bars(
-    title: str, frame: pd.DataFrame, column: str, color: str, ylabel: str, notes=None
-) -> charts.Bars:
-    models = list(frame["model"])
-    return charts.Bars(
-        title=title,
-        labels=[style.name("models", m) for m in models],
-        values=[float(v) for v in frame[column]],
-        colors=[style.total_color() if m == TOTAL else color for m in models],
-        ylabel=ylabel,
-        notes=notes or (),
-    )
-
-
-def rate_figure(rates_table: pd.DataFrame, originals_table: pd.DataFrame, kind: str) -> Figure:
-    """Figs. 4 and 5: (a) the error rate of ``kind`` mutants per model (pooled over datasets),
-    (b) the share of originals with at least one bias-inducing mutant of that kind."""
-    color = style.color("kinds", kind)
-    shares = _per_model(originals_table)
-    shares = shares[shares["kind"] == kind]
-    notes = [f"{int(b)}/{int(n)}" for b, n in zip(shares["bias_inducing"], shares["originals"],
-                                                    strict=True)]  # fmt: skip
-    name = style.name("kinds", kind)
-    with style.context():
-        return charts.bar_panels(
-            [
-                _model_bars(
-                    f"(a) {name} error rate", _per_model(rates_table),
-                    "error_rate_pct", color, "Bias-inducing valid mutants (%)",
-                ),
-                _model_bars(
-                    "(b) Distinct bias-inducing originals", shares,
-                    "share_pct", color, "Originals with ≥ 1 bias (%)", notes,
-                ),
-            ]
-        )  # fmt: skip
-
-
-def correctness_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 6: right / wrong / no-answer (/ no gold label) shares of bias-inducing originals and
-    their mutants, pooled over models, for (a) intersectional and (b) hidden bias errors."""
-    pooled = table[table["model"] == TOTAL]
-    shown = [
-        o
-        for o in rates.CORRECTNESS_OUTCOMES
-        if o != "unknown" or pooled.loc[pooled["outcome"] == o, "count"].sum() > 0
-    ]
-    panels = []
-    for letter, population, title in (
-        ("a", "intersectional", "Intersectional bias-inducing inputs"),
-        ("b", "hidden", "Hidden bias-inducing inputs"),
-    ):
-        part = pooled[pooled["population"] == population]
-        inputs = ["original", "mutant"]
-        share = {
-            o: [
-                float(part.loc[(part["input"] == i) & (part["outcome"] == o), "share_pct"].sum())
-                for i in inputs
-            ]
-            for o in shown
-        }
-        totals = [int(part.loc[part["input"] == i, "count"].sum()) for i in inputs]
-        panels.append(
-            charts.Shares(
-                title=f"({letter}) {title}",
-                rows=[style.name("inputs", i) for i in inputs],
-                shares=share,
-                totals=totals,
-                colors={o: style.color("outcomes", o) for o in shown},
-                names={o: style.name("outcomes", o) for o in shown},
-            )
-        )
-    with style.context():
-        return charts.shares_panels(panels)
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
-    """Every RQ1 figure (``FIGURES``) by name, from the tables' data (CSV frames by name)."""
-    builders: dict[str, Callable[[], Figure]] = {
-        "fig4": lambda: rate_figure(
-            tables["table3"], tables["distinct_originals"], "intersectional"
-        ),
-        "fig5": lambda: rate_figure(tables["atomic_rates"], tables["distinct_originals"], "atomic"),
-        "fig6": lambda: correctness_figure(tables["correctness"]),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Draw Figs. 4–6 from the RQ1 tables in ``tables_dir``; write PDF and PNG to ``out_dir``."""
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(1))
-    return figures.save_all(1, build_figures(tables), out_dir)

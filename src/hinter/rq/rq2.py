@@ -9,20 +9,17 @@ is drawn from the table's CSV file, so every number is computed once.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
-from matplotlib.figure import Figure
 
-from hinter.plots import grouped, style
 from hinter.render import Table, prose, write_table
-from hinter.rq import figures, outputs, paper, scores
+from hinter.rq import outputs, paper, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, ScoreFile
 
 TABLES = outputs.names(2, outputs.TABLE)
-FIGURES = outputs.names(2, outputs.FIGURE)
 ORIGINAL, MUTANT = "original", "valid mutant"
 INPUTS = (ORIGINAL, MUTANT)
 
@@ -96,59 +93,3 @@ def write_tables(files: Sequence[ScoreFile], out_dir: str | Path, boot: Bootstra
     for name, table in build_tables(frame, boot).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(2, name).extensions)
     return written
-
-
-# ---------------------------------------------------------------------------------------------
-# Fig. 8a, drawn from the table's CSV
-
-
-def score_figure(
-    table: pd.DataFrame, inputs: Sequence[str], colors: Mapping[str, str], names: Mapping[str, str]
-) -> Figure:
-    """One panel per mutation kind: a group of bars per outcome, a bar per input, with the
-    intervals as error bars."""
-    panels = []
-    kinds = scores.mutation_order(table["mutation"]) if len(table) else ["atomic", "intersectional"]
-    for letter, kind in zip("abcdefgh", kinds, strict=False):
-        part = table[table["mutation"] == kind]
-        series = {}
-        for i in inputs:
-            rows = part[part["input"] == i].set_index("outcome")
-            series[i] = [
-                tuple(
-                    float(rows.loc[o, c]) if o in rows.index else float("nan")
-                    for c in ("score_pct", "low", "high")
-                )
-                for o in OUTCOMES
-            ]
-        panels.append(
-            grouped.Groups(
-                title=f"({letter}) {style.name('kinds', kind)}",
-                groups=[o.capitalize() for o in OUTCOMES],
-                series=series,
-                colors=colors,
-                names=names,
-                ylabel="Grammar score (%)",
-                limits=(0.0, 100.0),
-            )
-        )
-    with style.context():
-        return grouped.panels(panels)
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
-    builders = {
-        "fig8a": lambda: score_figure(
-            tables["grammar_scores"],
-            INPUTS,
-            {ORIGINAL: style.color("inputs", "original"), MUTANT: style.color("inputs", "mutant")},
-            {ORIGINAL: "Original", MUTANT: "Valid mutant"},
-        )
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Draw Fig. 8a from the RQ2 table in ``tables_dir``; write PDF and PNG to ``out_dir``."""
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(2))
-    return figures.save_all(2, build_figures(tables), out_dir)

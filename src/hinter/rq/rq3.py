@@ -19,20 +19,17 @@ Every rate has a bootstrap interval over original documents (:mod:`hinter.statis
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
-from hinter import io, rates, statistics, tables
-from hinter.errors import DataError
+from hinter import rates, statistics
 from hinter.plan import RQ_ORDER
-from hinter.plots import grouped, style
+from hinter.plots import style
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import figures, outputs, paper, scores
+from hinter.rq import outputs, paper, scores
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.intervals import cell as interval_cell
 from hinter.rq.ordering import in_order
@@ -40,37 +37,24 @@ from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, 
 from hinter.rq.outcomes import kind as kind_of
 from hinter.rq.scores import ALL as ALL_OUTCOMES
 from hinter.rq.scores import ScoreFile
+from hinter.rq.validity import (
+    ValidityShard,
+    ValiditySummary,
+    check_against_summaries,
+    document_validity,
+    read_summaries,
+    suite_order,
+)
 
 log = logging.getLogger(__name__)
 
 TABLES = outputs.names(3, outputs.TABLE)
-FIGURES = outputs.names(3, outputs.FIGURE)
 ALL = "All"  # pooled datasets / tracks
 TOTAL = "Total"  # pooled models
 EVERY = "all"  # every mutation kind pooled
 CLUSTER = ("dataset", "doc_id")
 ORIGINAL, VALID, DISCARDED = "original", "valid mutant", "discarded mutant"
 PAPER = paper.RQ3
-
-
-@dataclass(frozen=True)
-class ValidityShard:
-    """The mutants and validity files of one (track, dataset, suite, shard)."""
-
-    track: str
-    dataset: str
-    suite: str
-    mutants: Path
-    validity: Path
-
-
-@dataclass(frozen=True)
-class ValiditySummary:
-    """The validity summary of one (track, dataset) (``hinter.invariant.summarise``)."""
-
-    track: str
-    dataset: str
-    path: Path
 
 
 VALIDITY_COLUMNS = [
@@ -115,11 +99,7 @@ def _empty(columns: Sequence[str], title: str, text: str) -> Table:
     return Table(pd.DataFrame(columns=list(columns)), document(title, "", f"{text}\n"))
 
 
-def _order(suite: str) -> int:
-    return len(suite.partition("-")[2].split("+"))
-
-
-def _mutation_order(kinds) -> list[str]:
+def mutation_order(kinds) -> list[str]:
     return [EVERY, *scores.mutation_order([k for k in kinds if k != EVERY])]
 
 
@@ -129,73 +109,6 @@ def _boot_words(boot: Bootstrap) -> str:
 
 # ---------------------------------------------------------------------------------------------
 # Fig. 7: valid vs discarded mutants
-
-
-def document_validity(shards: Sequence[ValidityShard]) -> pd.DataFrame:
-    """Generated and valid mutants (role = mutant) per (track, dataset, suite, doc_id), one
-    shard at a time; a validity file that does not list its mutants file's rows is an error."""
-    parts = []
-    for s in shards:
-        mutants = io.read_parquet(s.mutants, columns=["mutant_id", "doc_id", "role"])
-        validity = io.read_parquet(s.validity, tables.VALIDITY, columns=["mutant_id", "valid"])
-        if mutants.num_rows != validity.num_rows or not mutants["mutant_id"].equals(
-            validity["mutant_id"]
-        ):
-            raise DataError(
-                f"{s.validity}: does not list the mutants of {s.mutants} row by row "
-                "(rerun the invariant)"
-            )
-        frame = pd.DataFrame(
-            {
-                "doc_id": mutants["doc_id"].to_numpy(zero_copy_only=False),
-                "mutant": (mutants["role"].to_numpy(zero_copy_only=False) == "mutant"),
-                "valid": validity["valid"].to_numpy(zero_copy_only=False).astype(bool),
-            }
-        )
-        frame = frame[frame["mutant"]]
-        counts = frame.groupby("doc_id", sort=True)["valid"].agg(["size", "sum"]).reset_index()
-        counts.columns = ["doc_id", "generated", "valid"]
-        parts.append(counts.assign(track=s.track, dataset=s.dataset, suite=s.suite))
-    columns = ["track", "dataset", "suite", "doc_id", "generated", "valid"]
-    if not parts:
-        return pd.DataFrame(columns=columns)
-    return pd.concat(parts, ignore_index=True)[columns]
-
-
-def read_summaries(summaries: Sequence[ValiditySummary]) -> pd.DataFrame:
-    """The per-suite rows of every validity summary (not its "all" row)."""
-    frames = []
-    for s in summaries:
-        if not Path(s.path).exists():
-            raise DataError(f"{s.path}: file not found")
-        frame = pd.read_csv(s.path, dtype={"suite": str}, keep_default_na=False)
-        missing = {"suite", "generated", "valid"} - set(frame.columns)
-        if missing:
-            raise DataError(f"{s.path}: not a validity summary (no {sorted(missing)[0]} column)")
-        frame = frame[frame["suite"] != "all"]
-        frame = frame[frame["suite"].map(_order) <= RQ_ORDER]
-        frames.append(
-            frame[["suite", "generated", "valid"]].assign(track=s.track, dataset=s.dataset)
-        )
-    if not frames:
-        return pd.DataFrame(columns=["track", "dataset", "suite", "generated", "valid"])
-    return pd.concat(frames, ignore_index=True)
-
-
-def check_against_summaries(docs: pd.DataFrame, summaries: pd.DataFrame) -> None:
-    """The per-document counts add up to the validity summaries, suite by suite."""
-    keys = ["track", "dataset", "suite"]
-    got = docs.groupby(keys, sort=True)[["generated", "valid"]].sum()
-    want = summaries.set_index(keys)[["generated", "valid"]].sort_index()
-    got = got.reindex(want.index, fill_value=0)
-    bad = (got != want).any(axis=1)
-    if bad.any():
-        key = bad[bad].index[0]
-        raise DataError(
-            f"validity summary of {key[0]}/{key[1]}: suite {key[2]} has "
-            f"{want.loc[key, 'generated']} mutants ({want.loc[key, 'valid']} valid) but its "
-            f"validity shards {got.loc[key, 'generated']} ({got.loc[key, 'valid']} valid)"
-        )
 
 
 def _views(frame: pd.DataFrame, counts: Sequence[str]) -> pd.DataFrame:
@@ -258,7 +171,7 @@ def validity(
     check_against_summaries(docs, summaries)
     if docs.empty:
         return _empty(VALIDITY_COLUMNS, "Fig. 7 — valid vs discarded mutants", "No mutants.")
-    frame = docs.assign(mutation=[kind_of(_order(s), 2) for s in docs["suite"]])
+    frame = docs.assign(mutation=[kind_of(suite_order(s), 2) for s in docs["suite"]])
     frame = (
         frame.groupby(["track", "dataset", "mutation", "doc_id"], sort=True)[["generated", "valid"]]
         .sum()
@@ -298,7 +211,7 @@ def validity(
         {
             "dataset": [*datasets, ALL],
             "track": [*tracks, ALL],
-            "mutation": _mutation_order(totals["mutation"]),
+            "mutation": mutation_order(totals["mutation"]),
         },
     )
     csv = totals[VALIDITY_COLUMNS]
@@ -396,22 +309,14 @@ def pooled_models(docs: pd.DataFrame, discarded_models: Sequence[str] | None) ->
     return pooled or models
 
 
-def positives(
-    docs: pd.DataFrame,
-    models: Sequence[str],
-    datasets: Sequence[str],
-    boot: Bootstrap,
-    discarded_models: Sequence[str] | None = None,
-) -> Table:
-    """Fig. 8b's data: true positives (bias-inducing valid mutants) and false positives
-    (bias-inducing discarded ones) per model, dataset and mutation kind, pooled over datasets
-    and over the models that predicted their discarded mutants (:func:`pooled_models`), with
-    the error rates of valid and discarded mutants, their difference, and the share of false
-    positives, each with an interval."""
-    counts = ["generated", "discarded", *POSITIVE_INPUTS]
-    if docs.empty:
-        return _empty(POSITIVE_COLUMNS, "Fig. 8b — true vs false positives", "No outcomes.")
-    pooled = pooled_models(docs, discarded_models)
+POSITIVE_KEYS = ["model_label", "dataset_label", "mutation"]
+POSITIVE_COUNTS = ["generated", "discarded", *POSITIVE_INPUTS]
+POSITIVE_RATES = ["error_rate", "discarded_error_rate", "false_positive_share", "difference"]
+
+
+def _positive_view(docs: pd.DataFrame, pooled: Sequence[str]) -> pd.DataFrame:
+    """Per-document counts at every pooling level: per (model, dataset), per model over
+    datasets, the ``pooled`` models over everything; per mutation kind and every kind pooled."""
     parts = []
     for by_kind in (True, False):
         base = docs if by_kind else docs.assign(mutation=EVERY)
@@ -422,59 +327,38 @@ def positives(
             in_total.assign(model_label=TOTAL, dataset_label=ALL),
         ]
     view = pd.concat(parts, ignore_index=True)
-    keys = ["model_label", "dataset_label", "mutation"]
-    view = view.groupby([*keys, *CLUSTER], sort=True)[counts].sum().reset_index()
+    keys = [*POSITIVE_KEYS, *CLUSTER]
+    return view.groupby(keys, sort=True)[POSITIVE_COUNTS].sum().reset_index()
+
+
+def _positive_totals(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
+    """The view's counts summed per row, with their rates and intervals (fractions)."""
+    keys = POSITIVE_KEYS
     boxes = statistics.bootstrap(
-        view,
-        POSITIVE_INPUTS,
-        _positive_rates,
-        keys,
-        CLUSTER,
-        boot.resamples,
-        boot.seed,
-        boot.confidence,
-    )
+        view, POSITIVE_INPUTS, _positive_rates, keys, CLUSTER,
+        boot.resamples, boot.seed, boot.confidence,
+    )  # fmt: skip
     wide = boxes.pivot(index=keys, columns="rate", values=["low", "high"])
-    totals = view.groupby(keys, sort=True)[counts].sum().reset_index()
+    totals = view.groupby(keys, sort=True)[POSITIVE_COUNTS].sum().reset_index()
     totals = pd.concat([totals, _positive_rates(totals)], axis=1)
     idx = pd.MultiIndex.from_frame(totals[keys])
-    for name in ("error_rate", "discarded_error_rate", "false_positive_share", "difference"):
+    for name in POSITIVE_RATES:
         for end in ("low", "high"):
             totals[f"{name}_{end}"] = wide[(end, name)].reindex(idx).to_numpy()
     # discarded mutants without any outcome were not predicted (invariant.keep_discarded:
     # false): their bias is unknown, not absent
     unknown = (totals["discarded"] > 0) & (totals["discarded_decided"] == 0)
-    for name in ("discarded_error_rate", "false_positive_share", "difference"):
+    for name in POSITIVE_RATES[1:]:
         for suffix in ("", "_low", "_high"):
             totals.loc[unknown, f"{name}{suffix}"] = np.nan
     significant = (totals["difference_low"] > 0) | (totals["difference_high"] < 0)
     totals["significant"] = significant.astype("boolean").mask(totals["difference"].isna())
     totals["predicted_discarded"] = ~unknown
-    totals = totals.rename(
-        columns={"model_label": "model", "dataset_label": "dataset", "errors": "true_positives"}
-    )
-    totals = in_order(
-        totals,
-        {
-            "model": [*models, TOTAL],
-            "dataset": [*datasets, ALL],
-            "mutation": _mutation_order(totals["mutation"]),
-        },
-    )
-    total_scope = (
-        " (the models that predicted their discarded mutants)"
-        if len(pooled) < len(set(docs["model"]))
-        else ""
-    )
-    pct = ["error_rate", "discarded_error_rate", "false_positive_share", "difference"]
-    for name in pct:
-        for suffix in ("", "_low", "_high"):
-            totals[f"{name}{suffix}"] = 100 * totals[f"{name}{suffix}"]
-    csv = totals.rename(
-        columns={f"{n}{s}": f"{n}_pct{s}" for n in pct for s in ("", "_low", "_high")}
-    )[POSITIVE_COLUMNS]
-    shown = csv[csv["dataset"] == ALL]
-    none_predicted = len(csv) > 0 and not csv["predicted_discarded"].any()
+    return totals
+
+
+def _positives_markdown(shown: pd.DataFrame) -> pd.DataFrame:
+    """The Markdown view of the rows pooled over datasets."""
 
     def cell(row, name: str) -> str:
         if not row["predicted_discarded"] and name != "error_rate":
@@ -488,28 +372,65 @@ def positives(
             missing="",
         )
 
-    md = pd.DataFrame(
+    rows = [r for _, r in shown.iterrows()]
+    predicted = shown["predicted_discarded"]
+    return pd.DataFrame(
         {
             "Model": [style.name("models", m) for m in shown["model"]],
             "Mutation": shown["mutation"],
             "True positives": shown["true_positives"].astype(str),
             "False positives": [
                 str(fp) if p else "not predicted"
-                for fp, p in zip(
-                    shown["false_positives"], shown["predicted_discarded"], strict=True
-                )
+                for fp, p in zip(shown["false_positives"], predicted, strict=True)
             ],
-            "FP share (%)": [cell(r, "false_positive_share") for _, r in shown.iterrows()],
-            "Error rate, valid (%)": [cell(r, "error_rate") for _, r in shown.iterrows()],
-            "Error rate, discarded (%)": [
-                cell(r, "discarded_error_rate") for _, r in shown.iterrows()
-            ],
-            "Difference": [cell(r, "difference") for _, r in shown.iterrows()],
+            "FP share (%)": [cell(r, "false_positive_share") for r in rows],
+            "Error rate, valid (%)": [cell(r, "error_rate") for r in rows],
+            "Error rate, discarded (%)": [cell(r, "discarded_error_rate") for r in rows],
+            "Difference": [cell(r, "difference") for r in rows],
             "Significant": [
                 scores.significance(s) if p else ""
-                for s, p in zip(shown["significant"], shown["predicted_discarded"], strict=True)
+                for s, p in zip(shown["significant"], predicted, strict=True)
             ],
         }
+    )
+
+
+def positives(
+    docs: pd.DataFrame,
+    models: Sequence[str],
+    datasets: Sequence[str],
+    boot: Bootstrap,
+    discarded_models: Sequence[str] | None = None,
+) -> Table:
+    """Fig. 8b's data: true positives (bias-inducing valid mutants) and false positives
+    (bias-inducing discarded ones) per model, dataset and mutation kind, pooled over datasets
+    and over the models that predicted their discarded mutants (:func:`pooled_models`), with
+    the error rates of valid and discarded mutants, their difference, and the share of false
+    positives, each with an interval."""
+    if docs.empty:
+        return _empty(POSITIVE_COLUMNS, "Fig. 8b — true vs false positives", "No outcomes.")
+    pooled = pooled_models(docs, discarded_models)
+    totals = _positive_totals(_positive_view(docs, pooled), boot).rename(
+        columns={"model_label": "model", "dataset_label": "dataset", "errors": "true_positives"}
+    )
+    totals = in_order(
+        totals,
+        {
+            "model": [*models, TOTAL],
+            "dataset": [*datasets, ALL],
+            "mutation": mutation_order(totals["mutation"]),
+        },
+    )
+    for name in POSITIVE_RATES:
+        for suffix in ("", "_low", "_high"):
+            totals[f"{name}{suffix}"] = 100 * totals[f"{name}{suffix}"]
+    csv = totals.rename(
+        columns={f"{n}{s}": f"{n}_pct{s}" for n in POSITIVE_RATES for s in ("", "_low", "_high")}
+    )[POSITIVE_COLUMNS]
+    total_scope = (
+        " (the models that predicted their discarded mutants)"
+        if len(pooled) < len(set(docs["model"]))
+        else ""
     )
     caption = prose(
         f"""True positives = bias-inducing valid mutants; false positives = bias-inducing
@@ -524,7 +445,7 @@ def positives(
         four legal datasets."""
     )
     note = ""
-    if none_predicted:
+    if len(csv) > 0 and not csv["predicted_discarded"].any():
         note = (
             prose(
                 """**Discarded mutants were not predicted** in this run
@@ -534,6 +455,7 @@ def positives(
             )
             + "\n\n"
         )
+    md = _positives_markdown(csv[csv["dataset"] == ALL])
     body = note + (
         markdown_table(md, right=list(md.columns[2:-1])) if len(md) else "No outcomes.\n"
     )
@@ -547,7 +469,7 @@ def positives(
 def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
     """Fig. 8c's data: pooled grammar scores of originals, valid and discarded mutants per
     mutation kind and all kinds pooled; valid mutants compared with their originals, discarded
-    ones with the valid ones."""
+    ones with the valid ones and with the originals."""
     if len(frame):
         originals = frame[frame["kind"] == "original"]
         # every kind pooled: an original sampled for two orders is one text, counted once
@@ -565,9 +487,11 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
         (DISCARDED, ALL_OUTCOMES): is_mutant & ~valid & frame["valid"].notna(),
     }
     table = scores.score_rows(frame, groups, boot)
+    # the paper's three comparisons (002 RQ3.3); a discarded mutant has a row for each of its two
     pairs = [
         ((VALID, ALL_OUTCOMES), (ORIGINAL, ALL_OUTCOMES)),
         ((DISCARDED, ALL_OUTCOMES), (VALID, ALL_OUTCOMES)),
+        ((DISCARDED, ALL_OUTCOMES), (ORIGINAL, ALL_OUTCOMES)),
     ]
     diffs = scores.compare(frame, groups, pairs, boot)
     caption = prose(
@@ -575,17 +499,18 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
         the sampled originals, valid and discarded mutants, per mutation kind and all kinds
         pooled ("all"), with {confidence} bootstrap intervals over original documents
         ({resamples} resamples). Valid mutants are compared with their originals, discarded
-        mutants with the valid ones (paired differences; significant = the interval excludes
-        0). Paper (Grammarly): valid {valid}%, originals {original}%, discarded
-        {discarded}%."""
+        mutants with the valid ones and with the originals (one row each; paired differences;
+        significant = the interval excludes 0). Paper (Grammarly): valid {valid}% vs
+        originals {valid_original}%, discarded {discarded}% vs originals {original}%."""
     )
     caption = caption.replace("{valid}", f"{PAPER['valid_score']:.2f}")
+    caption = caption.replace("{valid_original}", f"{PAPER['valid_original_score']:.2f}")
     caption = caption.replace("{original}", f"{PAPER['original_score']:.2f}")
     caption = caption.replace("{discarded}", f"{PAPER['discarded_score']:.2f}")
     title = "Fig. 8c — grammar scores of valid vs discarded mutants"
     out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, caption)
     if len(out.data):  # "all" first, as Fig. 7 and 8b
-        data = in_order(out.data, {"mutation": _mutation_order(out.data["mutation"])})
+        data = in_order(out.data, {"mutation": mutation_order(out.data["mutation"])})
         out = Table(data, out.markdown)
     return out
 
@@ -607,7 +532,7 @@ def build_tables(
     """Every RQ3 table. RQ3 covers the mutants of order N ≤ :data:`RQ_ORDER` (002 RQ3: "all
     mutants", 129M/132M, the conference version's suites): RQ5's higher-order suites are
     reported by RQ5 and left out here."""
-    shards = [s for s in shards if _order(s.suite) <= RQ_ORDER]
+    shards = [s for s in shards if suite_order(s.suite) <= RQ_ORDER]
     outcome_files = [f for f in outcome_files if f.order <= RQ_ORDER]
     models = list(dict.fromkeys(f.model for f in outcome_files))
     builders = {
@@ -628,154 +553,3 @@ def write_tables(out_dir: str | Path, **inputs) -> list[Path]:
     for name, table in build_tables(**inputs).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(3, name).extensions)
     return written
-
-
-# ---------------------------------------------------------------------------------------------
-# Figures, drawn from the tables' CSV files
-
-
-def _point(row: pd.Series | None, value: str, low: str, high: str) -> grouped.Point:
-    if row is None:
-        return (np.nan, np.nan, np.nan)
-    return (float(row[value]), float(row[low]), float(row[high]))
-
-
-def validity_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 7: valid and discarded shares per dataset (every track pooled), for (a) all
-    mutants, (b) intersectional, (c) atomic ones, with intervals; mutants counted under the
-    bars."""
-    pooled = table[table["track"] == ALL]
-    datasets = list(dict.fromkeys(pooled["dataset"]))
-    colors, names = _validity_style()
-    panels = []
-    kinds = [k for k in (EVERY, "intersectional", "atomic") if k in set(pooled["mutation"])]
-    kinds = kinds or [EVERY]
-    for letter, kind in zip("abc", kinds, strict=False):
-        part = pooled[pooled["mutation"] == kind].set_index("dataset")
-        rows = [part.loc[d] if d in part.index else None for d in datasets]
-        discarded = [_point(r, "discarded_pct", "low", "high") for r in rows]
-        valid = [(100 - v, 100 - h, 100 - lo) for v, lo, h in discarded]
-        title = {EVERY: "All mutants"}.get(kind, style.name("mutations", kind))
-        panels.append(
-            grouped.Groups(
-                title=f"({letter}) {title}",
-                groups=[style.name("datasets", d) for d in datasets],
-                series={"valid": valid, "discarded": discarded},
-                colors=colors,
-                names=names,
-                ylabel="Mutants (%)",
-                limits=(0.0, 100.0),
-                notes=[f"N = {int(r['generated'])}" if r is not None else "" for r in rows],
-            )
-        )
-    with style.context():
-        return grouped.panels(panels)
-
-
-def _validity_style() -> tuple[dict[str, str], dict[str, str]]:
-    keys = ("valid", "discarded")
-    return (
-        {k: style.color("validity", k) for k in keys},
-        {k: style.name("validity", k) for k in keys},
-    )
-
-
-def positives_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 8b: (a) true vs false positives per mutation kind, every model and dataset pooled
-    (log scale); (b) the error rate of valid vs discarded mutants per model, with intervals."""
-    pooled = table[(table["model"] == TOTAL) & (table["dataset"] == ALL)].set_index("mutation")
-    kinds = [k for k in _mutation_order(pooled.index) if k in pooled.index]
-    colors = {k: style.color("positives", k) for k in ("true", "false")}
-    names = {k: style.name("positives", k) for k in ("true", "false")}
-    predicted = bool(table["predicted_discarded"].any()) if len(table) else False
-    counts = {
-        "true": [(float(pooled.loc[k, "true_positives"]), np.nan, np.nan) for k in kinds],
-        "false": [
-            (float(pooled.loc[k, "false_positives"]) if predicted else np.nan, np.nan, np.nan)
-            for k in kinds
-        ],
-    }
-    a = grouped.Groups(
-        title="(a) Bias found",
-        groups=[style.name("mutations", k) for k in kinds],
-        series=counts,
-        colors=colors,
-        names=names,
-        ylabel="Bias-inducing mutants",
-        log=True,
-        digits=0,
-    )
-    per_model = table[(table["dataset"] == ALL) & (table["mutation"] == EVERY)]
-    models = list(per_model["model"])
-    rates_series = {
-        "true": [
-            _point(r, "error_rate_pct", "error_rate_pct_low", "error_rate_pct_high")
-            for _, r in per_model.iterrows()
-        ],
-        "false": [
-            _point(
-                r,
-                "discarded_error_rate_pct",
-                "discarded_error_rate_pct_low",
-                "discarded_error_rate_pct_high",
-            )
-            if predicted
-            else (np.nan,) * 3
-            for _, r in per_model.iterrows()
-        ],
-    }
-    b = grouped.Groups(
-        title="(b) Error rate",
-        groups=[style.name("models", m) for m in models],
-        series=rates_series,
-        colors=colors,
-        names={"true": "Valid mutants", "false": "Discarded mutants"},
-        ylabel="Bias-inducing mutants (%)",
-    )
-    with style.context():
-        return grouped.panels([a, b])
-
-
-def grammar_figure(table: pd.DataFrame) -> Figure:
-    """Fig. 8c: grammar scores of originals, valid and discarded mutants per mutation kind."""
-    kinds = _mutation_order(table["mutation"]) if len(table) else [EVERY]
-    inputs = (ORIGINAL, VALID, DISCARDED)
-    colors = {
-        ORIGINAL: style.color("inputs", "original"),
-        VALID: style.color("validity", "valid"),
-        DISCARDED: style.color("validity", "discarded"),
-    }
-    names = {ORIGINAL: "Original", VALID: "Valid mutant", DISCARDED: "Discarded mutant"}
-    series = {}
-    for i in inputs:
-        rows = table[table["input"] == i].set_index("mutation")
-        series[i] = [
-            _point(rows.loc[k] if k in rows.index else None, "score_pct", "low", "high")
-            for k in kinds
-        ]
-    panel = grouped.Groups(
-        title="Grammar scores",
-        groups=[style.name("mutations", k) for k in kinds],
-        series=series,
-        colors=colors,
-        names=names,
-        ylabel="Grammar score (%)",
-        limits=(0.0, 100.0),
-    )
-    with style.context():
-        return grouped.panels([panel])
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
-    builders = {
-        "fig7": lambda: validity_figure(tables["validity"]),
-        "fig8b": lambda: positives_figure(tables["positives"]),
-        "fig8c": lambda: grammar_figure(tables["grammar_validity"]),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Draw Figs. 7, 8b and 8c from the RQ3 tables; write PDF and PNG to ``out_dir``."""
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(3))
-    return figures.save_all(3, build_figures(tables), out_dir)

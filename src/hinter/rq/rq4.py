@@ -23,20 +23,17 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.figure import Figure
 
 from hinter import rates
 from hinter.oracle import suite_attributes
-from hinter.plots import rq4 as charts
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import figures, intervals, outputs, paper
+from hinter.rq import intervals, outputs, paper
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 
 log = logging.getLogger(__name__)
 
 TABLES = outputs.names(4, outputs.TABLE)
-FIGURES = outputs.names(4, outputs.FIGURE)
 ALL = "All"
 TOTAL = "Total"
 # Fig. 9 pooled over the models the paper's counts cover (paper.RQ4["scope_models"])
@@ -302,6 +299,90 @@ def region_name(sets: Sequence[str], key: str) -> str:
     return " & ".join(chosen) + (" only" if len(chosen) == 1 else "")
 
 
+VENN_COLUMNS = ["suite", "order", "sets", "model", "dataset", "region", "name", "originals",
+                "union", "share_pct", "share_low_pct", "share_high_pct"]  # fmt: skip
+VENN_KEYS = ["model", "dataset", "doc_id"]
+
+
+def _suite_members(members: pd.DataFrame, suite: str, sets: Sequence[str]) -> pd.DataFrame:
+    """The bias-inducing originals of the diagram's sets, in the runs that test ``suite``; for
+    a higher order (tested on a limited set of documents, e.g. RQ5's first 10K) only the
+    originals it tested."""
+    own = members[members["suite"] == suite]
+    runs = set(zip(own["model"], own["dataset"], strict=True))
+    mine = members[members["suite"].isin(sets) & members["bias_inducing"].astype(bool)]
+    in_run = [(m, d) in runs for m, d in zip(mine["model"], mine["dataset"], strict=True)]
+    mine = mine[in_run]
+    if len(sets) > 3:
+        tested = set(own.loc[own["tested"].astype(bool), VENN_KEYS].itertuples(index=False))
+        mine = mine[[t in tested for t in mine[VENN_KEYS].itertuples(index=False)]]
+    return mine
+
+
+def _region_records(
+    mine: pd.DataFrame,
+    suite: str,
+    sets: Sequence[str],
+    models: Sequence[str],
+    datasets: Sequence[str],
+    stats: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """One record per (model, dataset, pooled) and non-empty region of ``suite``'s diagram."""
+    table = (
+        mine.assign(member=True)
+        .pivot_table(index=VENN_KEYS, columns="suite", values="member", aggfunc="any")
+        .reindex(columns=sets)
+        .notna()  # a (original, suite) cell exists only where the suite found it biased
+        .reset_index()
+    )
+    regions = rates.set_regions(table, sets)
+    region_keys = [c for c in regions.columns if c != "union"]
+    doc_counts = pd.concat([table[VENN_KEYS], regions], axis=1)
+    doc_counts["doc_id_all"] = doc_counts["dataset"] + "\x00" + doc_counts["doc_id"]
+
+    def shares(totals: pd.DataFrame) -> pd.DataFrame:
+        union = totals["union"].astype(float)
+        return pd.DataFrame(
+            {k: (totals[k].astype(float) / union).where(union > 0) for k in region_keys}
+        )
+
+    grid = _pooled(doc_counts, [*region_keys, "union"], shares, region_keys, stats)
+    grid = in_order(grid, {"model": [*models, TOTAL], "dataset": [*datasets, ALL]})
+    return [
+        {
+            "suite": suite,
+            "order": len(sets) - 1,
+            "sets": ";".join(sets),
+            "model": r["model"],
+            "dataset": r["dataset"],
+            "region": k,
+            "name": region_name(sets, k),
+            "originals": int(r[k]),
+            "union": int(r["union"]),
+            "share_pct": r[f"{k}_pct"],
+            "share_low_pct": r[f"{k}_low_pct"],
+            "share_high_pct": r[f"{k}_high_pct"],
+        }
+        for _, r in grid.iterrows()
+        for k in region_keys
+    ]
+
+
+def _venn_section(suite: str, total: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The Markdown section of ``suite``: its regions, every model and dataset pooled."""
+    heading = [f"## {suite} (all models and datasets)", ""]
+    if not total:  # no suite of the diagram found a bias (a small run): no region to count
+        return [*heading, "No bias-inducing original in any of its sets.", ""]
+    md = pd.DataFrame(
+        {
+            "Region": [x["name"] for x in total],
+            "Originals": [str(x["originals"]) for x in total],
+            "Share of the union (%)": [intervals.percent_cell(x, "share") for x in total],
+        }
+    )
+    return [*heading, markdown_table(md, right=["Originals"])]
+
+
 def venn(
     members: pd.DataFrame,
     suites: Sequence[str],
@@ -311,7 +392,6 @@ def venn(
 ) -> Table:
     """Fig. 10's region counts (and the N=3 UpSet plot's): per intersectional suite, per
     (model, dataset) and pooled, every non-empty region's originals and share of the union."""
-    records = []
     level = round(100 * float(stats.get("confidence", 0.95)))
     sections = [
         "# Fig. 10 data — bias-inducing originals, atomic vs intersectional",
@@ -319,95 +399,16 @@ def venn(
         CAPTIONS["venn"].format(level=level),
         "",
     ]
-    keys = ["model", "dataset", "doc_id"]
+    records: list[dict[str, Any]] = []
     for suite in suites:
         sets = suite_sets(suite)
-        # the units: originals of the runs that test the suite; for a higher order (tested on
-        # a limited set of documents, e.g. RQ5's first 10K) only the originals it tested
-        own = members[members["suite"] == suite]
-        runs = set(zip(own["model"], own["dataset"], strict=True))
-        mine = members[members["suite"].isin(sets) & members["bias_inducing"].astype(bool)]
-        in_run = [(m, d) in runs for m, d in zip(mine["model"], mine["dataset"], strict=True)]
-        mine = mine[in_run]
-        if len(sets) > 3:
-            tested = set(own.loc[own["tested"].astype(bool), keys].itertuples(index=False))
-            mine = mine[[t in tested for t in mine[keys].itertuples(index=False)]]
-        if mine.empty:  # no suite of the diagram found a bias (a small run): no region to count
-            sections += [f"## {suite} (all models and datasets)", "",
-                         "No bias-inducing original in any of its sets.", ""]  # fmt: skip
-            continue
-        table = (
-            mine.assign(member=True)
-            .pivot_table(index=keys, columns="suite", values="member", aggfunc="any")
-            .reindex(columns=sets)
-            .notna()  # a (original, suite) cell exists only where the suite found it biased
-            .reset_index()
-        )
-        regions = rates.set_regions(table, sets)
-        region_keys = [c for c in regions.columns if c != "union"]
-        doc_counts = pd.concat([table[keys], regions], axis=1)
-        doc_counts["doc_id_all"] = doc_counts["dataset"] + "\x00" + doc_counts["doc_id"]
-
-        def shares(totals: pd.DataFrame, region_keys=region_keys) -> pd.DataFrame:
-            union = totals["union"].astype(float)
-            return pd.DataFrame(
-                {k: (totals[k].astype(float) / union).where(union > 0) for k in region_keys}
-            )
-
-        grid = _pooled(doc_counts, [*region_keys, "union"], shares, region_keys, stats)
-        grid = in_order(grid, {"model": [*models, TOTAL], "dataset": [*datasets, ALL]})
-        for _, r in grid.iterrows():
-            for k in region_keys:
-                records.append(
-                    {
-                        "suite": suite,
-                        "order": len(sets) - 1,
-                        "sets": ";".join(sets),
-                        "model": r["model"],
-                        "dataset": r["dataset"],
-                        "region": k,
-                        "name": region_name(sets, k),
-                        "originals": int(r[k]),
-                        "union": int(r["union"]),
-                        "share_pct": r[f"{k}_pct"],
-                        "share_low_pct": r[f"{k}_low_pct"],
-                        "share_high_pct": r[f"{k}_high_pct"],
-                    }
-                )
-        total = [x for x in records if x["suite"] == suite and x["model"] == TOTAL]
-        sections += [
-            f"## {suite} (all models and datasets)",
-            "",
-            markdown_table(
-                pd.DataFrame(
-                    {
-                        "Region": [x["name"] for x in total],
-                        "Originals": [str(x["originals"]) for x in total],
-                        "Share of the union (%)": [
-                            intervals.percent_cell(x, "share") for x in total
-                        ],
-                    }
-                ),
-                right=["Originals"],
-            ),
-        ]
+        mine = _suite_members(members, suite, sets)
+        found = [] if mine.empty else _region_records(mine, suite, sets, models, datasets, stats)
+        records += found
+        sections += _venn_section(suite, [x for x in found if x["model"] == TOTAL])
     if not suites:
         sections.append("No intersectional suite in this run.\n")
-    columns = [
-        "suite",
-        "order",
-        "sets",
-        "model",
-        "dataset",
-        "region",
-        "name",
-        "originals",
-        "union",
-        "share_pct",
-        "share_low_pct",
-        "share_high_pct",
-    ]
-    return Table(pd.DataFrame(records, columns=columns), "\n".join(sections))
+    return Table(pd.DataFrame(records, columns=VENN_COLUMNS), "\n".join(sections))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,22 +446,3 @@ def write_tables(
     for name, table in build_tables(files, models, datasets, stats, order).items():
         written += write_table(table, Path(out_dir) / name, outputs.get(4, name).extensions)
     return written
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame]) -> dict[str, Figure]:
-    """Every RQ4 figure (``FIGURES``) by name, from the tables' CSV data."""
-    c, v = tables["counterparts"], tables["venn"]
-    builders = {
-        "fig9": lambda: charts.counterpart_pies(c, ARTIFACT, compatibility=False),
-        "fig9_artifact": lambda: charts.counterpart_pies(c, ARTIFACT, compatibility=True),
-        "fig10": lambda: charts.venn_diagrams(v[(v["model"] == TOTAL) & (v["order"] == 2)]),
-        "upset": lambda: charts.upset(v[(v["model"] == TOTAL) & (v["order"] >= 3)]),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path) -> list[Path]:
-    """Draw Figs. 9 and 10 (and the compatibility and UpSet figures) from the RQ4 tables."""
-    # Venn regions are bit strings ("011"): read as text, not as numbers.
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(4), dtype={"region": str})
-    return figures.save_all(4, build_figures(tables), out_dir)

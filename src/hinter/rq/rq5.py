@@ -19,7 +19,7 @@ import pandas as pd
 
 from hinter import io, statistics, tables
 from hinter.errors import DataError
-from hinter.render import Table, document, markdown_table, percent, prose, write_table
+from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import intervals, outputs
 from hinter.rq.examples import examples_table
 from hinter.rq.ordering import in_order
@@ -210,23 +210,8 @@ def _comparisons(doc_counts: pd.DataFrame, model: str, dataset: str, stats) -> s
         result = statistics.compare_rates(side_a, side_b, **stats)
         for name in names:
             row = result[result["rate"] == name].iloc[0]
-            lines.append(comparison_sentence(f"{setting(a)} vs {setting(b)}", name, row))
+            lines.append(intervals.comparison_sentence(f"{setting(a)} vs {setting(b)}", name, row))
     return "\n".join(f"- {line}" for line in lines) + ("\n" if lines else "")
-
-
-def comparison_sentence(what: str, rate: str, row: Mapping[str, Any]) -> str:
-    """ "<what>, error rate: 3.94 vs 2.95, difference +0.99 [0.50, 1.40] points, p = 0.002:
-    significant" (percent points; "–" when a side has nothing to divide)."""
-    name = rate.replace("_", " ")
-    diff = row["difference"]
-    if pd.isna(diff):
-        return f"{what}, {name}: nothing to compare"
-    verdict = "significant" if row["significant"] else "not significant"
-    return (
-        f"{what}, {name}: {percent(row['rate_a'])} vs {percent(row['rate_b'])}, difference "
-        f"{100 * diff:+.2f} [{percent(row['low'])}, {percent(row['high'])}] points, "
-        f"p = {row['p_value']:.3g}: {verdict}"
-    )
 
 
 def build_tables(

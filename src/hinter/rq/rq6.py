@@ -18,21 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from matplotlib.figure import Figure
 
 from hinter import rates, statistics
 from hinter.layout import DEFAULT_VARIANT, Variant
-from hinter.plots import rq6 as charts
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import figures, intervals, outputs
+from hinter.rq import intervals, outputs
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
-from hinter.rq.rq5 import comparison_sentence
 
 log = logging.getLogger(__name__)
 
 TABLES = outputs.names(6, outputs.TABLE)
-FIGURES = outputs.names(6, outputs.FIGURE)
 RATES = ("error_rate", "hidden_rate")
 RUNS = "runs"
 PROMPTS = "prompts"
@@ -80,6 +76,14 @@ RUNS_NOTE = {
     GREEDY: "greedy decoding: a local model's repeated runs are identical by design",
     SAMPLED: "sampled, one seed per run; the greedy default run is not among them",
 }
+
+
+UNTESTED = "No model in this run is tested for sensitivity (config `sensitivity`).\n"
+
+
+def _table(csv: pd.DataFrame, title: str, caption: str, sections: Sequence[str]) -> Table:
+    """A table's CSV rows and its Markdown document of ``sections``."""
+    return Table(csv, document(title, caption, "\n".join(sections)))
 
 
 def group_of(variant: str, runs_decoding: str = GREEDY) -> list[str]:
@@ -150,7 +154,7 @@ def variants(
                 record[f"{rate}_vs_default_high"] = 100 * row["high"]
                 record[f"{rate}_vs_default_p_value"] = row["p_value"]
                 record[f"{rate}_vs_default_significant"] = bool(row["significant"])
-                record[f"_{rate}_sentence"] = comparison_sentence(
+                record[f"_{rate}_sentence"] = intervals.comparison_sentence(
                     f"{r['variant']} vs default", rate, row
                 )
         records.append(record)
@@ -190,15 +194,11 @@ def variants(
                         f"mean {values.mean():.2f}, variance {variance}"
                     )
         sections.append("".join(f"- {n}\n" for n in notes))
-    if not sections:
-        sections.append("No model in this run has variants (config `sensitivity`).\n")
-    return Table(
+    return _table(
         csv,
-        document(
-            "Fig. 11 data — error rates over runs and prompt templates",
-            CAPTIONS["variants"].format(order=order, level=level),
-            "\n".join(sections),
-        ),
+        "Fig. 11 data — error rates over runs and prompt templates",
+        CAPTIONS["variants"].format(order=order, level=level),
+        sections or ["No model in this run has variants (config `sensitivity`).\n"],
     )
 
 
@@ -290,15 +290,11 @@ def thresholds_table(
             "",
             markdown_table(md, right=list(md.columns)),
         ]
-    if not sections:
-        sections.append("No model in this run is tested for sensitivity (config `sensitivity`).\n")
-    return Table(
+    return _table(
         csv,
-        document(
-            "Fig. 12 data — error and hidden rates against a confidence threshold",
-            CAPTIONS["thresholds"].format(order=order, level=level, rule=rule),
-            "\n".join(sections),
-        ),
+        "Fig. 12 data — error and hidden rates against a confidence threshold",
+        CAPTIONS["thresholds"].format(order=order, level=level, rule=rule),
+        sections or [UNTESTED],
     )
 
 
@@ -359,15 +355,11 @@ def accuracy_table(
             }
         )
         sections += [f"## {model} on {dataset}", "", markdown_table(md, right=list(md.columns))]
-    if not sections:
-        sections.append("No model in this run is tested for sensitivity (config `sensitivity`).\n")
-    return Table(
+    return _table(
         csv,
-        document(
-            "Fig. 12 data — accuracy against a confidence threshold",
-            CAPTIONS["accuracy"].format(order=order, level=level),
-            "\n".join(sections),
-        ),
+        "Fig. 12 data — accuracy against a confidence threshold",
+        CAPTIONS["accuracy"].format(order=order, level=level),
+        sections or [UNTESTED],
     )
 
 
@@ -422,17 +414,3 @@ def write_tables(
             builders[name](), Path(out_dir) / name, outputs.get(6, name).extensions
         )
     return written
-
-
-def build_figures(tables: Mapping[str, pd.DataFrame], rule: str) -> dict[str, Figure]:
-    builders = {
-        "fig11": lambda: charts.variant_bars(tables["variants"]),
-        "fig12": lambda: charts.threshold_curves(tables["thresholds"], tables["accuracy"], rule),
-    }
-    return {name: builders[name]() for name in FIGURES}
-
-
-def write_figures(tables_dir: str | Path, out_dir: str | Path, rule: str) -> list[Path]:
-    """Draw Figs. 11 and 12 from the RQ6 tables in ``tables_dir``."""
-    tables = figures.read_tables(tables_dir, outputs.figure_sources(6))
-    return figures.save_all(6, build_figures(tables, rule), out_dir)

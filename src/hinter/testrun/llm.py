@@ -25,7 +25,7 @@ import yaml
 from hinter import config
 from hinter.errors import ConfigError, HinterError
 from hinter.inputs import DATASET
-from hinter.models.prompts import PROMPTS_DIR
+from hinter.prompt_spec import PROMPTS_DIR
 
 OPENAI = "openai:"
 _EXTRA_KEYS = ("labels", "task_type", "max_new_tokens")  # a user's prompt file, beyond the format
@@ -64,7 +64,7 @@ class PromptTask:
 def prompt_task(prompt: str | None, max_new_tokens: int | None) -> PromptTask:
     """Read and check ``--prompt`` (a paper task's name or a file); nothing is written."""
     from hinter.data import FACTS, label_table
-    from hinter.models.prompts import load_prompt_spec
+    from hinter.prompt_spec import load_prompt_spec
 
     if not prompt:
         raise HinterError(

@@ -158,7 +158,8 @@ def model_name(model_dir: Path) -> str:
 
 def model_meta(model_dir: Path, task_type: str | None) -> dict[str, Any]:
     """Label space and task type of a checked model directory (our sidecar, else its config)."""
-    from hinter.models.loading import n_labels_of, read_model_dir, task_type_of
+    from hinter.model_dir import n_labels_of, read_model_dir
+    from hinter.models.loading import task_type_of
 
     info = read_model_dir(model_dir)
     config, sidecar = info["config"], info["sidecar"]
@@ -186,7 +187,8 @@ def model_meta(model_dir: Path, task_type: str | None) -> dict[str, Any]:
 
 def model_window(model_dir: Path) -> int:
     """Tokens the model sees (its training window, else its position limit, at most 512)."""
-    from hinter.models.loading import position_limit, read_model_dir
+    from hinter.model_dir import read_model_dir
+    from hinter.models.loading import position_limit
 
     info = read_model_dir(model_dir)
     limit = info["sidecar"].get("max_length") or position_limit(info["config"]) or 512
@@ -393,7 +395,8 @@ def _mapped(rows: InputFile, column: str | None, mapping: dict[str, str]) -> Inp
 
 def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_dir: Path) -> None:
     """The few-shot examples exist (labelled texts), the model or endpoint's tokenizer loads."""
-    from hinter.models.prompts import load_prompt_spec, resolve_examples
+    from hinter.models.prompts import resolve_examples
+    from hinter.prompt_spec import load_prompt_spec
 
     if o.label_column is None:
         raise HinterError(

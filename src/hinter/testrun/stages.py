@@ -154,7 +154,7 @@ def _check(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict) -> di
 
 
 def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: dict) -> None:
-    from hinter.models.inference import predict_shard
+    from hinter.models.encoder import predict_shard
 
     predict_shard(
         model_dir=model.path,
@@ -185,15 +185,17 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
     usage on stderr."""
     import logging
 
-    from hinter.models.inference import run_predict_stage
-    from hinter.models.llm import LLMPredictor
+    from hinter.models.predictor import PredictJob, load_predictor
+    from hinter.models.stage import run_predict_stage
 
     inference = p.settings["models"]["inference"]
-    predictor = LLMPredictor(
-        model.name, model.llm, dataset=DATASET, variant="default", meta_path=meta_path,
-        train_path=layout.documents(DATASET, "train"), cache_dir=p.cache_dir, from_hub=False,
-        cache=inference["cache"], prompts_dir=model.task.folder,
+    job = PredictJob(
+        model=model.name, kind="llm", dataset=DATASET, variant="default", meta_path=meta_path,
+        cache_dir=p.cache_dir, inference=inference, spec=model.llm,
+        train_path=layout.documents(DATASET, "train"), from_hub=False,
+        prompts_dir=model.task.folder,
     )  # fmt: skip
+    predictor = load_predictor(job)
     logger = logging.getLogger("hinter.models.llm")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("hinter: %(message)s"))
@@ -218,6 +220,7 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
 def _judge(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict, validity: dict):
     """The oracle's outcomes and hidden-bias examples of every model, then the RQ1 tables."""
     from hinter import oracle
+    from hinter.plots import rq1 as rq1_plots
     from hinter.rq import examples, rq1
     from hinter.rq.intervals import Bootstrap
     from hinter.rq.outcomes import OutcomeFile
@@ -252,11 +255,12 @@ def _judge(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict, valid
         order=2 if 2 in p.orders else max(p.orders),
         boot=Bootstrap(seed=p.settings["seed"]),  # the intervals: config defaults, the run's seed
     )
-    rq1.write_figures(layout.rq_dir(1), layout.rq_dir(1))
+    rq1_plots.write_figures(layout.rq_dir(1), layout.rq_dir(1))
 
 
 def _groups(p: TestPlan, layout: RunLayout, pairs_path: Path) -> None:
     """Group-level bias (error rates per attribute class and class pair) and its heatmap."""
+    from hinter.plots import groups as group_plots
     from hinter.rq import groups
     from hinter.rq.intervals import Bootstrap
     from hinter.rq.outcomes import OutcomeFile
@@ -268,7 +272,7 @@ def _groups(p: TestPlan, layout: RunLayout, pairs_path: Path) -> None:
     ]
     boot = Bootstrap(seed=p.settings["seed"])
     groups.write_tables(files, pairs_path, layout.rq_dir(1), datasets=[DATASET], boot=boot)
-    groups.write_figures(layout.rq_dir(1), layout.rq_dir(1))
+    group_plots.write_figures(layout.rq_dir(1), layout.rq_dir(1))
 
 
 def suite_counts(out: Path, model: str | None = None):

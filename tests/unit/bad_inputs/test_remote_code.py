@@ -23,13 +23,14 @@ def test_no_loader_runs_a_model_folders_code_even_without_the_up_front_check(
 ):
     """Every from_pretrained refuses remote code by itself: with the up-front refusal switched
     off, loading still fails or ignores the code, and the marker never appears."""
+    from hinter import model_dir
     from hinter.errors import HinterError
     from hinter.models import loading
     from hinter.mutation import window
 
     folder = _evil_folder(tiny_model, tmp_path, model_type)
     marker = tmp_path / "MARKER"
-    monkeypatch.setattr(loading, "refuse_remote_code", lambda path: None)
+    monkeypatch.setattr(model_dir, "refuse_remote_code", lambda path: None)
     for load in (
         lambda: window.load_tokenizer(str(folder)),
         lambda: loading.load_classifier(folder),

@@ -1,27 +1,27 @@
-"""The inference engine, and the predict stage every model under test shares.
+"""The predict stage every model under test shares, and the deduplicating, cached engine base.
 
-:class:`BaseEngine` holds what every backend shares; :class:`Engine` is the encoder classifier's
-(a forward pass gives logits), :class:`hinter.models.llm.LLMEngine` the prompted LLMs' (a
-generation gives an answer). :func:`run_predict_stage` writes a shard's predictions for any
-:class:`Predictor` (:mod:`hinter.models.predictor` is the registry of backends).
+:class:`BaseEngine` holds what every backend shares; :class:`hinter.models.encoder.Engine` is
+the encoder classifier's (a forward pass gives logits), :class:`hinter.models.llm.LLMEngine` the
+prompted LLMs' (a generation gives an answer). :func:`run_predict_stage` writes a shard's
+predictions for any :class:`Predictor` (:mod:`hinter.models.predictor` is the registry of
+backends).
 
 Inference does one model call per distinct model-visible input (docs/design.md §9):
 
 - originals are predicted once per model and shard and reused by every suite;
 - texts are deduplicated by their hash, then by their visible token ids (the tokenised text
-  after truncation): two texts that look the same to the model share one forward pass;
+  after truncation): two texts that look the same to the model share one model call;
 - a mutant whose visible token ids equal its original's is *skipped*: it gets the original's
   prediction and ``status = skipped_identical`` (counted in the log). Status never depends on
   the cache's state, so a rerun writes the same table;
-- inputs are sorted by length (longest first) and padded per batch, run under
-  ``torch.inference_mode`` in the model's dtype (bf16/fp16 on GPU when configured);
 - every output is stored in the persistent :mod:`hinter.models.cache`, so reruns and new
   suites reuse work;
 - mutant texts are materialised from their edits chunk by chunk, never all at once.
 
 A mutant whose edits all lie beyond a full window is recognised as identical without
-tokenising it, when the tokenizer splits words at whitespace (BERT, byte-level BPE, Metaspace):
-the tokens before that whitespace cannot change, and the window is already full.
+tokenising it, when the tokenizer splits words at whitespace (BERT, byte-level BPE, Metaspace;
+:func:`splits_at_whitespace`): the tokens before that whitespace cannot change, and the window
+is already full.
 """
 
 from __future__ import annotations
@@ -44,9 +44,7 @@ import pyarrow.parquet as pq
 from hinter import edits as edits_mod
 from hinter import io, tables
 from hinter.errors import DataError, first_line
-from hinter.models import decisions
-from hinter.models.cache import MemoryCache, PredictionCache
-from hinter.models.loading import Classifier, load_classifier
+from hinter.models.cache import MemoryCache
 from hinter.progress import Progress
 
 log = logging.getLogger(__name__)
@@ -92,7 +90,6 @@ class Encoded:
 
 
 MAX_PADDING = 0.25  # largest share of a batch row that may be padding
-PREFIX_CHARS_PER_TOKEN = 12  # as hinter.mutation.window.TokenizerWindow
 
 
 def padded_batches(keys: Sequence[str], lengths: Sequence[int], batch_size: int) -> list[list[str]]:
@@ -218,127 +215,7 @@ class BaseEngine:
         return [ids_of[h] for h in hashes], outputs
 
 
-class Engine(BaseEngine):
-    """Batched, deduplicated, cached inference with one loaded encoder classifier."""
-
-    def __init__(
-        self,
-        classifier: Classifier,
-        cache: MemoryCache | None = None,
-        batch_size: int = 32,
-        progress: Any = None,
-    ):
-        super().__init__(
-            cache if cache is not None else MemoryCache(classifier.n_labels),
-            batch_size,
-            progress,
-            shortcut_safe=_splits_at_whitespace(classifier.tokenizer),
-        )
-        self.clf = classifier
-        pad = classifier.tokenizer.pad_token_id
-        self.pad_id = int(pad if pad is not None else 0)
-
-    # -- tokenisation ------------------------------------------------------------------------
-    @property
-    def prefix_chars(self) -> int:
-        """Characters of a long text tokenised first (a few per token of the window)."""
-        return self.clf.max_length * PREFIX_CHARS_PER_TOKEN
-
-    def decided(self, text: str, enc: Encoded) -> bool:
-        """Whether ``enc`` (of ``text``) is also the window of any text that ``text`` begins:
-        the window is full and ends before ``text``'s last whitespace, where a whitespace-
-        splitting tokenizer cannot be affected by what follows."""
-        if not (self.shortcut_safe and enc.full):
-            return False
-        return enc.visible_end <= max(text.rfind(c) for c in " \n\t\r")
-
-    def encode(self, texts: Sequence[str]) -> list[Encoded]:
-        """Tokenise and truncate to the model's window; note where each window ends.
-
-        A long text is tokenised by its first ``prefix_chars`` characters when they decide its
-        window, so a 2 MB document costs what its window costs (the full text otherwise).
-        """
-        if not texts:
-            return []
-        limit = self.prefix_chars
-        heads = [t[:limit] if self.shortcut_safe and len(t) > limit else t for t in texts]
-        out = self._encode(heads)
-        retry = [
-            i
-            for i, (text, head, enc) in enumerate(zip(texts, heads, out, strict=True))
-            if len(head) < len(text) and not self.decided(head, enc)
-        ]
-        for i, enc in zip(retry, self._encode([texts[i] for i in retry]), strict=True):
-            out[i] = enc
-        return out
-
-    def _encode(self, texts: Sequence[str]) -> list[Encoded]:
-        if not texts:
-            return []
-        tok = self.clf.tokenizer
-        enc = tok(
-            list(texts),
-            truncation=True,
-            max_length=self.clf.max_length,
-            return_offsets_mapping=True,
-            return_special_tokens_mask=True,
-            return_attention_mask=False,
-            return_token_type_ids=False,
-        )
-        self.stats.tokenized += len(texts)
-        out = []
-        for ids, offsets, special in zip(
-            enc["input_ids"], enc["offset_mapping"], enc["special_tokens_mask"], strict=True
-        ):
-            ends = [end for (_, end), s in zip(offsets, special, strict=True) if not s]
-            out.append(
-                Encoded(
-                    ids=np.asarray(ids, dtype=np.int32),
-                    visible_end=max(ends) if ends else 0,
-                    full=len(ids) >= self.clf.max_length,
-                )
-            )
-        return out
-
-    # -- the model ---------------------------------------------------------------------------
-    def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        """Logits of distinct inputs (keyed by ids hash): longest first, padded per batch."""
-        import torch
-
-        order = sorted(sequences, key=lambda h: (-len(sequences[h]), h))
-        out: dict[str, np.ndarray] = {}
-        model, device = self.clf.model, self.clf.device
-        for keys in padded_batches(order, [len(sequences[h]) for h in order], self.batch_size):
-            width = len(sequences[keys[0]])
-            input_ids = np.full((len(keys), width), self.pad_id, dtype=np.int64)
-            mask = np.zeros((len(keys), width), dtype=np.int64)
-            for row, key in enumerate(keys):
-                seq = sequences[key]
-                input_ids[row, : len(seq)] = seq
-                mask[row, : len(seq)] = 1
-            with torch.inference_mode():
-                logits = model(
-                    input_ids=torch.from_numpy(input_ids).to(device),
-                    attention_mask=torch.from_numpy(mask).to(device),
-                ).logits
-            logits = logits.float().cpu().numpy()
-            for row, key in enumerate(keys):
-                out[key] = logits[row].copy()
-            self.stats.forward_batches += 1
-            self.stats.forward_texts += len(keys)
-            if self.progress is not None:
-                self.progress.update(len(keys))
-        return out
-
-    def predict(self, texts: Sequence[str]) -> np.ndarray:
-        """Logits (texts, labels) of plain texts: deduplicated, cached, batched."""
-        keys, logits = self.resolve(texts)
-        if not keys:
-            return np.zeros((0, self.clf.n_labels), dtype=np.float32)
-        return np.stack([logits[k] for k in keys]).astype(np.float32)
-
-
-def _splits_at_whitespace(tokenizer) -> bool:
+def splits_at_whitespace(tokenizer) -> bool:
     """Whether the tokenizer's pre-tokenizer always ends a word at whitespace."""
     backend = getattr(tokenizer, "backend_tokenizer", None)
     pre = getattr(backend, "pre_tokenizer", None)
@@ -348,37 +225,7 @@ def _splits_at_whitespace(tokenizer) -> bool:
     return all(name in _WHITESPACE_SPLITTING for name in names)
 
 
-# -- predictions table ----------------------------------------------------------------------
-
-
-def prediction_rows(
-    text_ids: Sequence[str],
-    kind: str,
-    logits: np.ndarray,
-    statuses: Sequence[str],
-    task_type: str,
-) -> pa.Table:
-    """PREDICTIONS rows of an encoder: label sets, per-label probabilities and confidence from
-    logits (no raw answer: ``answer`` and ``answer_status`` are null)."""
-    if len(text_ids) == 0:
-        return pa.Table.from_pylist([], schema=tables.PREDICTIONS)
-    labels = decisions.decide(logits, task_type)
-    scores = decisions.probabilities(logits, task_type)
-    conf = decisions.confidence(logits, task_type)
-    n = len(text_ids)
-    return pa.table(
-        {
-            "text_id": list(text_ids),
-            "kind": [kind] * n,
-            "labels": pa.array(labels, type=tables.LABELS),
-            "scores": pa.array(list(scores), type=pa.list_(pa.float32())),
-            "confidence": pa.array(conf, type=pa.float32()),
-            "status": list(statuses),
-            "answer": pa.nulls(n, pa.string()),
-            "answer_status": pa.nulls(n, pa.string()),
-        },
-        schema=tables.PREDICTIONS,
-    )
+# -- mutants to predict --------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -596,7 +443,7 @@ def mutant_texts(
 def _predict_mutants(predictor: Predictor, chunk: list[MutantRow], original: Mapping) -> pa.Table:
     engine = predictor.engine
     texts, known, heads = [], {}, {}
-    # Only the encoder engine tokenises long texts by their beginning (see Engine.encode).
+    # Only the encoder engine tokenises long texts by their beginning (encoder.Engine.encode).
     limit = getattr(engine, "prefix_chars", 0)
     for i, row in enumerate(chunk):
         if row.doc_id not in original:
@@ -633,84 +480,3 @@ def _predict_mutants(predictor: Predictor, chunk: list[MutantRow], original: Map
         statuses.append("skipped_identical" if same else "ok")
         engine.stats.skipped_identical += same
     return predictor.rows([r.mutant_id for r in chunk], "mutant", keys, outputs, statuses)
-
-
-# -- encoders -----------------------------------------------------------------------------
-
-
-class EncoderPredictor:
-    """An encoder classifier (a fine-tuned model directory) as a :class:`Predictor`."""
-
-    excluded: frozenset[str] = frozenset()
-    max_documents: int | None = None
-
-    def __init__(
-        self,
-        model_dir: str | Path,
-        meta: Mapping[str, Any],
-        inference: Mapping[str, Any],
-        cache_dir: str | Path,
-    ):
-        self.clf = load_classifier(
-            model_dir,
-            n_labels=int(meta["n_labels"]),
-            task_type=meta["task_type"],
-            dtype=inference.get("dtype", "auto"),
-            dataset=meta.get("dataset"),
-        )
-        cache: MemoryCache
-        if inference.get("cache", True):
-            cache = PredictionCache(cache_dir, self.clf.fingerprint, self.clf.n_labels)
-        else:
-            cache = MemoryCache(self.clf.n_labels)
-        self.engine = Engine(self.clf, cache, batch_size=int(inference.get("batch_size", 32)))
-        self.metadata = {
-            "backend": "encoder",
-            "model": str(model_dir),
-            "fingerprint": self.clf.fingerprint,
-            "dtype": str(self.clf.dtype),
-            "max_length": self.clf.max_length,
-            "task_type": self.clf.task_type,
-        }
-
-    def rows(self, text_ids, kind, keys, outputs, statuses) -> pa.Table:
-        logits = _stack(keys, outputs, self.clf.n_labels)
-        return prediction_rows(text_ids, kind, logits, statuses, self.clf.task_type)
-
-    def close(self) -> None:
-        self.engine.cache.close()
-
-
-def predict_shard(
-    *,
-    model_dir: str | Path,
-    docs_path: str | Path,
-    mutants_paths: Sequence[str | Path],
-    validity_paths: Sequence[str | Path],
-    meta_path: str | Path,
-    out_path: str | Path,
-    inference: Mapping[str, Any],
-    keep_discarded: bool,
-    cache_dir: str | Path,
-    progress: bool | None = None,
-) -> EngineStats:
-    """Write the PREDICTIONS table of one shard with an encoder classifier."""
-    predictor = EncoderPredictor(model_dir, io.read_json(meta_path), inference, cache_dir)
-    stats = run_predict_stage(
-        predictor,
-        docs_path=docs_path,
-        mutants_paths=mutants_paths,
-        validity_paths=validity_paths,
-        out_path=out_path,
-        keep_discarded=keep_discarded,
-        chunk_size=int(inference.get("chunk_size", 4096)),
-        progress=progress,
-    )
-    log.info("predictions of %s -> %s", model_dir, out_path)
-    return stats
-
-
-def _stack(keys: Sequence[str], logits: Mapping[str, np.ndarray], n_labels: int) -> np.ndarray:
-    if not keys:
-        return np.zeros((0, n_labels), dtype=np.float32)
-    return np.stack([logits[k] for k in keys]).astype(np.float32)

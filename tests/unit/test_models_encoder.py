@@ -1,4 +1,4 @@
-"""The inference engine and the predict stage: batching, deduplication, cache, skipping."""
+"""The encoder engine through the predict stage: batching, deduplication, cache, skipping."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from model_dirs import MAX_LENGTH, ForwardCounter, make_model_dir, single_thread
 from hinter import edits, io, tables
 from hinter.errors import DataError
 from hinter.models.cache import MemoryCache, PredictionCache
-from hinter.models.inference import Engine, predict_shard
+from hinter.models.encoder import Engine, predict_shard
 from hinter.models.loading import load_classifier
 
 pytestmark = pytest.mark.usefixtures("single_thread")
@@ -318,18 +318,3 @@ def test_known_text_without_stored_output_is_recomputed(classifier):
     stale.put({edits.text_hash(text): "0" * 32}, {})
     with pytest.raises(DataError, match="stale entry"):
         Engine(classifier, stale).predict([text])
-
-
-def test_padded_batches_bound_padding_and_size():
-    from hinter.models.inference import MAX_PADDING, padded_batches
-
-    lengths = [256, 250, 200, 190, 150, 40, 39, 38, 5]
-    keys = [f"k{i}" for i in range(len(lengths))]
-    batches = padded_batches(keys, lengths, batch_size=3)
-    assert [k for b in batches for k in b] == keys  # order kept, nothing lost
-    by_key = dict(zip(keys, lengths, strict=True))
-    for batch in batches:
-        assert len(batch) <= 3
-        width = by_key[batch[0]]
-        assert all(by_key[k] >= width * (1 - MAX_PADDING) for k in batch)
-    assert batches == [["k0", "k1", "k2"], ["k3", "k4"], ["k5", "k6", "k7"], ["k8"]]
