@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import rq_runs
 
-from hinter.rq import definitions, outputs, rq1, rq2, rq3, scores
+from hinter.rq import definitions, outputs, rq1, rq2, rq3, rq4, rq5, rq6, scores
 from hinter.rq.intervals import Bootstrap
 
 TABLES = [o for rq in outputs.OUTPUTS for o in outputs.outputs(rq, outputs.TABLE, part=None)]
@@ -83,7 +83,21 @@ def test_the_markdown_caption_of_each_built_table_is_its_rst_definition(tmp_path
     empty = scores.read_scores([])
     built[2, "grammar_scores"] = rq2.grammar_scores(empty, boot).markdown
     built[3, "grammar_validity"] = rq3.grammar_validity(empty, boot).markdown
-    assert len(built) == 9
+    stats = {"resamples": 50, "seed": 1, "confidence": 0.95}
+    models = sorted({f.model for f in run.outcome_files})
+    datasets = sorted({f.dataset for f in run.outcome_files})
+    for name, table in rq4.build_tables(run.outcome_files, models, datasets, stats).items():
+        built[4, name] = table.markdown
+    rq5_tables = rq5.build_tables(
+        [], [], models=models, datasets=datasets, stats=stats, paper={}, limits={}, positions={}
+    )
+    built.update({(5, name): table.markdown for name, table in rq5_tables.items()})
+    rq6.write_tables(
+        [], [], tmp_path / "rq6", models=models, datasets=datasets, variant_names=[],
+        thresholds=[0.0, 0.5], rule="exclude", stats=stats,
+    )  # fmt: skip
+    built.update({(6, p.stem): p.read_text("utf-8") for p in (tmp_path / "rq6").glob("*.md")})
+    assert len(built) == 16
     for (rq, name), markdown in built.items():
         mark = marked(outputs.get(rq, name))
         caption = _caption(markdown)
@@ -91,11 +105,12 @@ def test_the_markdown_caption_of_each_built_table_is_its_rst_definition(tmp_path
     # the run's own sentences follow the definitions
     assert boot.describe() in _caption(built[1, "table3"])
     assert rq1.LEGEND in _caption(built[1, "table3"])
+    assert "This run's rule: exclude" in _caption(built[6, "thresholds"])
 
 
 def test_the_real_definitions_reach_the_markdown(tmp_path):
     run = rq_runs.make_run(tmp_path / "work")
-    table = rq1.build_tables(rq1.collect(run.outcome_files), run.example_files)["rates_by_suite"]
+    table = rq1.rates_by_suite(rq1.collect(run.outcome_files))
     want = definitions.definitions(outputs.get(1, "rates_by_suite"))
     assert _caption(table.markdown) == want
     assert "`written`" in want  # ``written`` in the rst
