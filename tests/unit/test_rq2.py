@@ -80,7 +80,7 @@ def test_grammar_table_matches_pandas_and_reruns_identically(files, tmp_path):
         assert bias["significant"] == (bias["difference_low"] > 0 or bias["difference_high"] < 0)
         assert pd.isna(rows.loc[("original", "all"), "difference"])
     md = (tmp_path / "rq2" / "grammar_scores.md").read_text()
-    assert "| Atomic | original | all |" in md and "95% bootstrap intervals" in md
+    assert "| Atomic | original | all |" in md and "95% percentile bootstrap interval" in md
 
 
 def test_a_clear_difference_is_significant_and_none_is_not(tmp_path):

@@ -23,7 +23,7 @@ from hinter.grammar.stage import SCORES
 from hinter.grammar.summary import pooled_scores
 from hinter.layout import PAPER
 from hinter.render import Table, document, markdown_table, prose, write_table
-from hinter.rq import intervals, outputs, paper
+from hinter.rq import definitions, intervals, outputs, paper
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import difference as score_difference
 
@@ -358,17 +358,10 @@ def _run_cell(r: Mapping[str, Any]) -> str:
     return intervals.cell(r["run"], r["run_lo"], r["run_hi"], scale=1)
 
 
-CAPTION = """
-    Each number the paper reports (``002``: Table 3 and the headline numbers of RQ1–RQ5)
-    beside the value this run computed, in percent unless a count. [lo, hi]: the run's
-    interval where its table has one ({intervals}); "Within" says whether the paper's number
-    lies inside it; "not comparable": the run's number is another quantity (the grammar scores'
-    levels come from another checker than the paper's Grammarly; their difference is
-    compared). "–": the run computed the rate but it is undefined (no errors, or nothing
-    valid, to divide by). "{not_run}": the run did not test that model, dataset or suite. This run:
-    ``{run}`` ({config_files}); models {models}; datasets {datasets}; attributes
-    {attributes}; {mutation_mode} mutation (caps: {caps}); dependency invariant {invariant}.
-    The paper tested 6 models on 5 full datasets; RQ5 on the first 10K IMDB reviews."""
+# After the definitions (workflow/report/paper/paper_vs_run.rst): the run's settings.
+THIS_RUN = """This run: ``{run}`` ({config_files}); models {models}; datasets {datasets};
+    attributes {attributes}; {mutation_mode} mutation (caps: {caps}); dependency invariant
+    {invariant}."""
 
 
 def _table3_grids(rows: pd.DataFrame) -> list[str]:
@@ -424,16 +417,10 @@ def build(
             "Note": rows["note"],
         }
     )
-    caption = prose(
-        CAPTION.format(
-            **{
-                **settings,  # the run's config as the captions quote it (hinter.rq.captions)
-                "intervals": boot.describe().rstrip("."),
-                "not_run": NOT_RUN,
-                "config_files": ", ".join(config_files) or "config",
-            }
-        )
-    )
+    this_run = THIS_RUN.format(
+        **{**settings, "config_files": ", ".join(config_files) or "config"}
+    )  # the run's config as the captions quote it (hinter.rq.captions)
+    caption = prose(definitions.caption(PAPER, "paper_vs_run", boot.describe(), this_run))
     headline = md[rows["section"] != "Table 3"]
     body = "\n".join(
         [

@@ -20,17 +20,12 @@ from hinter import io, tables
 from hinter.edits import Edit, as_edits
 from hinter.errors import DataError
 from hinter.oracle import suite_attributes
-from hinter.render import Table, escape_markdown, markdown_table, prose
+from hinter.render import Table, escape_markdown, markdown_table
+from hinter.rq.definitions import caption
 from hinter.rq.ordering import in_order
 
 ORDINALS = ("I", "II", "III", "IV", "V")
 
-CAPTION = prose(
-    """
-    Up to {k} hidden-bias examples per model and dataset (N={order}): the original, its
-    atomic mutants (no bias, ✓) and the intersectional mutant (bias, X), with the
-    model's predictions. Edited words are in **bold**; … marks omitted text."""
-)
 
 # results/<run>/examples/<model>/<dataset>/<suite>.parquet — hidden-bias examples of one suite:
 # one row per line of a paper-style example table (original, atomic I.., intersectional).
@@ -261,9 +256,11 @@ def examples_table(
     datasets: Sequence[str],
     k: int,
     order: int = 2,
+    output: tuple[int, str] = (1, "hidden_examples"),
 ) -> Table:
     """The first ``k`` examples (by mutant id) per (model, dataset) over the suites of ``order``,
-    models and datasets in the given order (others after them)."""
+    models and datasets in the given order (others after them); ``output``: the (RQ, name) whose
+    definitions are its caption."""
     parts = [io.read_parquet(p, EXAMPLES).to_pandas() for p in example_files]
     frame = pd.concat(parts, ignore_index=True) if parts else EXAMPLES.empty_table().to_pandas()
     frame = frame.loc[[len(suite_attributes(s)) == order for s in frame["suite"]]]
@@ -280,7 +277,7 @@ def examples_table(
     sections = [
         "# Hidden intersectional bias examples",
         "",
-        CAPTION.format(k=k, order=order),
+        caption(*output, f"Up to {k} examples per model and dataset (N={order})."),
         "",
     ]
     for (model, dataset), part in frame.groupby(["model", "dataset"], sort=False):

@@ -23,8 +23,8 @@ import pyarrow.compute as pc
 
 from hinter import io, statistics, tables
 from hinter.plots import style
-from hinter.render import Table, document, markdown_table, percent, prose, write_table
-from hinter.rq import group_bias, outputs
+from hinter.render import Table, document, markdown_table, percent, write_table
+from hinter.rq import definitions, group_bias, outputs
 from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
@@ -115,19 +115,7 @@ def group_table(
     model and dataset, and the pooled groups."""
     table, docs = collect(files, pairs)
     title = "Group-level bias — error rates per attribute class and class combination"
-    caption = prose(
-        f"""Error rate of a group = bias-inducing valid mutants / valid mutants (with a known
-        outcome) whose pairs swap to the group's classes (GAB: one attribute's class; GIB: a
-        combination of classes of two or three attributes). A group is biased when its rate is
-        above the unweighted mean of its scope's groups (MUTAINT's GAB/GIB); a scope is an
-        attribute, or a combination, split into the class families its pairs connect. Parity
-        gap = share of the scope's mutants × |group rate − scope rate| (Lalor et al.); the
-        CSV's fairness_violation is a scope's largest |group rate − scope rate|, Lalor's fairness
-        violation with the bias rate in place of the true positive rate (bias has no ground
-        truth).
-        {100 * boot.confidence:g}% intervals from {boot.resamples} bootstrap resamples over
-        original documents. Per (model, dataset) groups are in the CSV."""
-    )
+    caption = definitions.caption(1, "group_bias", boot.describe())
     if table.empty:
         csv = pd.DataFrame(columns=_csv_columns([]))
         return Table(csv, document(title, caption, "No valid mutants with a known outcome.\n"))

@@ -3,7 +3,8 @@
 ``workflow/rules/rq.smk`` builds each RQ rule's outputs and report entries from here, the RQ
 modules write exactly these files (their tests check), the captions are
 ``workflow/report/rq<N>/<name>.rst``, and the report test looks for every entry. So adding an
-output to an RQ is: one :class:`Output` line below, one builder in the RQ's module, one caption.
+output to an RQ is: one :class:`Output` line below, one builder in the RQ's module, one caption
+(a table's with the ``*Definitions.*`` paragraph its Markdown quotes: :mod:`hinter.rq.definitions`).
 
 Outputs of ``rq`` :data:`~hinter.layout.PAPER` (0) span every RQ: the paper comparison
 (:mod:`hinter.rq.comparison`), in ``results/<run>/paper/``, the report category "Paper" and

@@ -18,6 +18,7 @@ from hinter import rates
 from hinter.oracle import PARENT_DISCARDED, patterns
 from hinter.render import Table, document, markdown_table, percent, prose, write_table
 from hinter.rq import intervals, outputs
+from hinter.rq.definitions import caption
 from hinter.rq.examples import examples_table
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.ordering import in_order, kinds_in_order
@@ -30,53 +31,16 @@ ALL = "All"
 TOTAL = "Total"
 NOT_TESTED = "N/A"
 
-# Captions of the Markdown tables (one paragraph each); the report's captions are the
-# workflow/report/rq1/*.rst templates.
-CAPTIONS = {
-    name: prose(text)
-    for name, text in {
-        "table3": f"""
-            Each cell: intersectional error rate I [its interval] (hidden rate H [its
-            interval]), in percent. I = bias-inducing valid intersectional mutants / valid
-            intersectional mutants; H = hidden / bias-inducing valid intersectional mutants
-            whose atomic parents are all valid. Totals pool the counts (not the rates).
-            {NOT_TESTED} = not tested; – = nothing to divide.""",
-        "atomic_rates": """
-            Bias-inducing valid atomic mutants / valid atomic mutants [its interval], in
-            percent (paper Fig. 5a); totals pool the counts.""",
-        "intersectional_vs_atomic": """
-            Intersectional minus atomic error rate of the same model on the same dataset, in
-            percentage points [the difference's interval; documents tested by both suites are
-            drawn together]; * = significant (the interval excludes 0); p = two-sided
-            bootstrap p-value.""",
-        "rates_by_suite": """
-            Mutants = the suite's mutants as tested, after the mutation caps (the mutation
-            summary's written; its generated counts them before the caps); Valid = passed the
-            dependency invariant; Errors = bias-inducing valid mutants (true positives); False
-            positives = bias-inducing discarded mutants. Rates in percent.""",
-        "distinct_originals": """
-            Originals with at least one bias-inducing valid mutant / originals with at least one
-            valid mutant, in percent [its interval] (bias-inducing/tested), pooled over
-            datasets; Total pools (model, original) pairs. Per-dataset counts are in the
-            CSV.""",
-        "truth_table": """
-            Outcomes of valid intersectional mutants whose atomic parents are all valid, pooled
-            over models and datasets: (mutant, parent 1, parent 2[, parent 3]) with E = error
-            (bias) and B = benign, parents in the order of the suite name (race+gender: race,
-            gender). Hidden bias = E,B,B. Percent of the cells' total; 'parent discarded'
-            counts valid mutants with a discarded parent (outside the table).""",
-        "artifact": """
-            Hidden intersectional bias ({cell}): {hidden} of {base} bias-inducing mutants with
-            valid parents ({rate}%). The original artifact's condition, read by Python as
-            'atomic 1 benign and atomic 2 biased', counts {artifact} ({artifact_rate}%) instead
-            (DESIGN §8); the tables use the correct definition.""",
-        "correctness": """
-            Outcomes against the gold labels of the originals and mutants of every bias error
-            (intersectional) and hidden bias error, in percent of N (one per bias error). right =
-            the predicted label set equals the gold set; no_answer = an empty prediction where
-            the dataset gives the empty set no meaning; unknown = no gold labels.""",
-    }.items()
-}
+# Between the tables' definitions (workflow/report/rq1/*.rst, hinter.rq.definitions) and the
+# interval sentence: what the grid's two marks mean.
+LEGEND = f"{NOT_TESTED} = not tested; – = nothing to divide."
+# Under each order of the truth table: its hidden count beside the original artifact's.
+ARTIFACT_NOTE = prose(
+    """Hidden intersectional bias ({cell}): {hidden} of {base} bias-inducing mutants with valid
+    parents ({rate}%). The original artifact's condition, read by Python as 'atomic 1 benign and
+    atomic 2 biased', counts {artifact} ({artifact_rate}%) instead (docs/design.md §8); the
+    tables use the correct definition."""
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -163,7 +127,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
         csv,
         document(
             f"Table 3 — intersectional (N={order}) and hidden error rates",
-            f"{CAPTIONS['table3']} {boot.describe()}",
+            caption(1, "table3", LEGEND, boot.describe()),
             markdown_table(md, right=[*collected.models, TOTAL]),
         ),
     )
@@ -209,12 +173,10 @@ def atomic_rates(
             [
                 document(
                     "Atomic error rates",
-                    f"{CAPTIONS['atomic_rates']} {boot.describe()}",
+                    caption(1, "atomic_rates", boot.describe()),
                     markdown_table(md, right=[*collected.models, TOTAL]),
                 ),
                 f"## Intersectional (N={order}) vs atomic",
-                "",
-                CAPTIONS["intersectional_vs_atomic"],
                 "",
                 markdown_table(versus, right=["Intersectional", "Atomic", "Difference", "p"]),
             ]
@@ -254,7 +216,7 @@ def rates_by_suite(collected: Collected) -> Table:
         csv,
         document(
             "Counts and rates per suite",
-            CAPTIONS["rates_by_suite"],
+            caption(1, "rates_by_suite"),
             markdown_table(md, right=list(md.columns[3:])),
         ),
     )
@@ -314,7 +276,7 @@ def distinct_originals(
         csv,
         document(
             "Distinct bias-inducing originals",
-            f"{CAPTIONS['distinct_originals']} {boot.describe()}",
+            caption(1, "distinct_originals", boot.describe()),
             markdown_table(pd.DataFrame(rows), right=kinds),
         ),
     )
@@ -336,7 +298,7 @@ def truth_table(collected: Collected) -> Table:
     per_order["suite"] = TOTAL
     long = pd.concat([per_suite, per_order], ignore_index=True)
     records = []
-    sections = ["# Truth table", "", CAPTIONS["truth_table"], ""]
+    sections = ["# Truth table", "", caption(1, "truth_table"), ""]
     counts = collected.counts
     for order in sorted(long["order"].unique()):
         part = long[long["order"] == order]
@@ -376,7 +338,7 @@ def truth_table(collected: Collected) -> Table:
         if len(c):
             r = c.iloc[0]
             sections.append(
-                CAPTIONS["artifact"].format(
+                ARTIFACT_NOTE.format(
                     cell=",".join(["E"] + ["B"] * int(order)),
                     hidden=int(r["hidden"]),
                     base=int(r["hidden_base"]),
@@ -429,7 +391,7 @@ def correctness(collected: Collected) -> Table:
         csv,
         document(
             "Correctness of bias-inducing inputs",
-            CAPTIONS["correctness"],
+            caption(1, "correctness"),
             markdown_table(pd.DataFrame(md_rows), right=["N", *rates.CORRECTNESS_OUTCOMES])
             if md_rows
             else "No bias errors.\n",

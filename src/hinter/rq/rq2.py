@@ -16,6 +16,7 @@ import pandas as pd
 
 from hinter.render import Table, prose, write_table
 from hinter.rq import outputs, paper, scores
+from hinter.rq.definitions import caption
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import ALL, BENIGN, BIAS, OUTCOMES, ScoreFile
 
@@ -23,16 +24,9 @@ TABLES = outputs.names(2, outputs.TABLE)
 ORIGINAL, MUTANT = "original", "valid mutant"
 INPUTS = (ORIGINAL, MUTANT)
 
-CAPTION = prose(
-    """Grammar scores (100 · (1 − counted issues / words), pooled over the texts: a
-    word-weighted mean) of the sampled originals and their valid mutants, per mutation kind and
-    outcome (bias-inducing for the model that labelled the sample, or benign), with
-    {confidence} bootstrap intervals over original documents ({resamples} resamples). Each
-    comparison is a paired difference of pooled scores (this row − the named group) with its
-    interval; significant = the interval excludes 0. Originals are bias-inducing when at
-    least one of their valid mutants of that kind is."""
-) + prose(
-    f""" Paper (Grammarly): originals {paper.RQ2["original_score"]:.2f}% vs valid mutants
+# After the definitions (workflow/report/rq2/grammar_scores.rst): the paper's numbers.
+PAPER_NOTE = prose(
+    f"""Paper (Grammarly): originals {paper.RQ2["original_score"]:.2f}% vs valid mutants
     {paper.RQ2["mutant_score"]:.2f}% (intersectional); bias-inducing
     {paper.RQ2["bias_inducing_score_atomic"]:.2f} vs benign {paper.RQ2["benign_score_atomic"]:.2f}
     (atomic)."""
@@ -60,7 +54,8 @@ def grammar_scores(frame: pd.DataFrame, boot: Bootstrap) -> Table:
     ]
     diffs = scores.compare(frame, groups, pairs, boot)
     title = "Fig. 8a — grammar scores of originals and valid mutants"
-    return scores.score_table(table, diffs, boot, INPUTS, title, CAPTION + distinct_note(frame))
+    text = caption(2, "grammar_scores", boot.describe(), PAPER_NOTE, distinct_note(frame))
+    return scores.score_table(table, diffs, boot, INPUTS, title, text)
 
 
 def distinct_note(frame: pd.DataFrame) -> str:
@@ -73,7 +68,7 @@ def distinct_note(frame: pd.DataFrame) -> str:
     distinct = len(frame.drop_duplicates(["dataset", "kind", "text_id"]))
     checkers = ", ".join(sorted(set(frame["checker"].dropna()))) or "unknown"
     return prose(
-        f""" This sample: {drawn:,} scored texts, {distinct:,} distinct ({drawn - distinct:,}
+        f"""This sample: {drawn:,} scored texts, {distinct:,} distinct ({drawn - distinct:,}
         drawn for more than one model, each counted once per model that drew it; with
         grammar.sample.disjoint every model draws its own documents, as the paper drew one
         sample per dataset and mutation type). Checker: {checkers}; score levels differ

@@ -30,6 +30,7 @@ from hinter.plan import RQ_ORDER
 from hinter.plots import style
 from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import outputs, paper, scores
+from hinter.rq.definitions import caption
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.intervals import cell as interval_cell
 from hinter.rq.ordering import in_order
@@ -101,10 +102,6 @@ def _empty(columns: Sequence[str], title: str, text: str) -> Table:
 
 def mutation_order(kinds) -> list[str]:
     return [EVERY, *scores.mutation_order([k for k in kinds if k != EVERY])]
-
-
-def _boot_words(boot: Bootstrap) -> str:
-    return f"{100 * boot.confidence:g}% intervals from {boot.resamples} bootstrap resamples"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -241,21 +238,17 @@ def validity(
             "Significant": shown["vs_atomic_significant"].map(scores.significance),
         }
     )
-    caption = prose(
-        f"""Mutants (role = mutant, after the mutation caps) that passed the dependency
-        invariant (valid) or failed it (discarded), per dataset with every track pooled (the
-        CSV also has one row per track; mutants counted once per track, not per model), of
-        order N ≤ {RQ_ORDER} (RQ5's higher orders are reported there), with
-        {_boot_words(boot)} over original documents.
-        vs atomic: the intersectional minus the atomic discarded share (percentage points),
-        paired by document, significant when its interval excludes 0.
-        Paper: {PAPER["discarded_share"]:.2f}% of all mutants discarded
-        ({PAPER["discarded_of_generated"]})."""
+    text = caption(
+        3,
+        "validity",
+        boot.describe(),
+        f"""Paper: {PAPER["discarded_share"]:.2f}% of all mutants discarded
+        ({PAPER["discarded_of_generated"]}).""",
     )
     body = markdown_table(
         md, right=["Generated", "Valid", "Discarded", "Discarded (%)", "vs atomic"]
     )
-    return Table(csv, document("Fig. 7 — valid vs discarded mutants", caption, body))
+    return Table(csv, document("Fig. 7 — valid vs discarded mutants", prose(text), body))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,17 +425,14 @@ def positives(
         if len(pooled) < len(set(docs["model"]))
         else ""
     )
-    caption = prose(
-        f"""True positives = bias-inducing valid mutants; false positives = bias-inducing
-        discarded mutants, i.e. the bias a test without the dependency invariant would also
-        report. FP share = false / (true + false positives); error rates = bias-inducing /
-        mutants with a known outcome, among valid and among discarded mutants; difference =
-        discarded − valid, significant when its interval excludes 0. Pooled over datasets
-        (per-dataset rows in the CSV), with {_boot_words(boot)} over original documents.
-        {TOTAL} pools {", ".join(pooled)}{total_scope}, mutants of order N ≤ {RQ_ORDER}.
+    text = caption(
+        3,
+        "positives",
+        boot.describe(),
+        f"""{TOTAL} pools {", ".join(pooled)}{total_scope}, mutants of order N ≤ {RQ_ORDER}.
         Paper: {PAPER["false_positives"]} false vs {PAPER["true_positives"]} true positives
         ({PAPER["false_positive_share"]:.2f}% false), over its 16 fine-tuned encoders on the
-        four legal datasets."""
+        four legal datasets.""",
     )
     note = ""
     if len(csv) > 0 and not csv["predicted_discarded"].any():
@@ -459,7 +449,7 @@ def positives(
     body = note + (
         markdown_table(md, right=list(md.columns[2:-1])) if len(md) else "No outcomes.\n"
     )
-    return Table(csv, document("Fig. 8b — true vs false positives", caption, body))
+    return Table(csv, document("Fig. 8b — true vs false positives", prose(text), body))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -494,21 +484,16 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
         ((DISCARDED, ALL_OUTCOMES), (ORIGINAL, ALL_OUTCOMES)),
     ]
     diffs = scores.compare(frame, groups, pairs, boot)
-    caption = prose(
-        """Grammar scores (100 · (1 − counted issues / words), pooled: a word-weighted mean) of
-        the sampled originals, valid and discarded mutants, per mutation kind and all kinds
-        pooled ("all"), with {confidence} bootstrap intervals over original documents
-        ({resamples} resamples). Valid mutants are compared with their originals, discarded
-        mutants with the valid ones and with the originals (one row each; paired differences;
-        significant = the interval excludes 0). Paper (Grammarly): valid {valid}% vs
-        originals {valid_original}%, discarded {discarded}% vs originals {original}%."""
+    text = caption(
+        3,
+        "grammar_validity",
+        boot.describe(),
+        f"""Paper (Grammarly): valid {PAPER["valid_score"]:.2f}% vs originals
+        {PAPER["valid_original_score"]:.2f}%, discarded {PAPER["discarded_score"]:.2f}% vs
+        originals {PAPER["original_score"]:.2f}%.""",
     )
-    caption = caption.replace("{valid}", f"{PAPER['valid_score']:.2f}")
-    caption = caption.replace("{valid_original}", f"{PAPER['valid_original_score']:.2f}")
-    caption = caption.replace("{original}", f"{PAPER['original_score']:.2f}")
-    caption = caption.replace("{discarded}", f"{PAPER['discarded_score']:.2f}")
     title = "Fig. 8c — grammar scores of valid vs discarded mutants"
-    out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, caption)
+    out = scores.score_table(table, diffs, boot, (ORIGINAL, VALID, DISCARDED), title, prose(text))
     if len(out.data):  # "all" first, as Fig. 7 and 8b
         data = in_order(out.data, {"mutation": mutation_order(out.data["mutation"])})
         out = Table(data, out.markdown)

@@ -28,6 +28,7 @@ from hinter import rates
 from hinter.oracle import suite_attributes
 from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import intervals, outputs, paper
+from hinter.rq.definitions import caption, describe
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
 
@@ -50,35 +51,13 @@ ARTIFACT = "artifact"
 # intersectional mutant (the paper's denominator is the parents only: DEFINITION)
 EVERY_ATOMIC = "every atomic"
 
-CAPTIONS = {
-    "counterparts": prose(
-        """
-        (a) Bias-inducing valid intersectional mutants whose atomic parents are all valid, with
-        and without a bias-inducing atomic parent ("without" = hidden bias, DESIGN §2); the row
-        marked artifact counts "without" by the original artifact's condition instead (atomic 1
-        benign and atomic 2 biased, DESIGN §8), for comparison with the paper's 57,160 of
-        336,348. (b) Bias-inducing valid atomic mutants that parent at least one valid
-        intersectional mutant with a known outcome (N={order}; the paper's "common to both"),
-        with and without a bias-inducing one; the row marked "every one" divides by every
-        bias-inducing valid atomic mutant instead, also those without any valid
-        intersectional mutant (e.g. a document with words of one attribute only). Shares in
-        percent with {level}% bootstrap intervals over original documents. "Total" pools every
-        model; "Paper scope" pools the models the paper's counts cover (Llama 2, GPT-3.5 and
-        Legal-BERT: the original artifact kept truth tables for these only), the row to set
-        beside the paper's 16.99% and 83.43%."""
-    ),
-    "venn": prose(
-        """
-        Bias-inducing originals (at least one bias-inducing valid mutant) per intersectional
-        suite, by the sets of mutants that revealed their bias: the atomic suites of the
-        suite's attributes and the intersectional suite itself. Each original is counted in
-        exactly one region (e.g. "intersectional only"); shares are of the union, in percent,
-        with {level}% bootstrap intervals over original documents. Units are (model, dataset,
-        original) of the runs that test the suite, pooled over every model and dataset
-        (All/Total) and per model and dataset; for three attributes only the originals the
-        suite tested (it may cover fewer documents, e.g. RQ5's first 10K)."""
-    ),
-}
+# After the counterparts' definitions (workflow/report/rq4/counterparts.rst): the paper's counts.
+PAPER_NOTE = prose(
+    f"""Paper: {paper.RQ4["inter_without_atomic_counts"]} intersectional bias-inducing mutants
+    ({paper.RQ4["inter_without_atomic"]:.2f}%) without an atomic counterpart, by the artifact's
+    condition; {paper.RQ4["atomic_with_child"]:.2f}% of atomic bias-inducing mutants with an
+    intersectional one."""
+)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,12 +252,17 @@ def counterparts(
             ],
         }
     )
-    level = round(100 * float(stats.get("confidence", 0.95)))
     return Table(
         csv,
         document(
             "Fig. 9 data — atomic vs intersectional bias-inducing mutants",
-            CAPTIONS["counterparts"].format(order=order, level=level),
+            caption(
+                4,
+                "counterparts",
+                f"Intersectional mutants of order N={order}.",
+                describe(stats),
+                PAPER_NOTE,
+            ),
             markdown_table(md, right=["N", "With counterpart", "Without counterpart"]),
         ),
     )
@@ -392,11 +376,10 @@ def venn(
 ) -> Table:
     """Fig. 10's region counts (and the N=3 UpSet plot's): per intersectional suite, per
     (model, dataset) and pooled, every non-empty region's originals and share of the union."""
-    level = round(100 * float(stats.get("confidence", 0.95)))
     sections = [
         "# Fig. 10 data — bias-inducing originals, atomic vs intersectional",
         "",
-        CAPTIONS["venn"].format(level=level),
+        caption(4, "venn", describe(stats)),
         "",
     ]
     records: list[dict[str, Any]] = []

@@ -19,8 +19,9 @@ import pandas as pd
 
 from hinter import io, statistics, tables
 from hinter.errors import DataError
-from hinter.render import Table, document, markdown_table, prose, write_table
+from hinter.render import Table, document, markdown_table, write_table
 from hinter.rq import intervals, outputs
+from hinter.rq.definitions import caption, describe
 from hinter.rq.examples import examples_table
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
@@ -30,20 +31,6 @@ log = logging.getLogger(__name__)
 TABLES = outputs.names(5, outputs.TABLE)
 SETTINGS = {1: "Atomic", 2: "2-Intersectional", 3: "3-Intersectional"}
 RATES = ("valid_share", "error_rate", "hidden_rate")
-
-CAPTION = prose(
-    """
-    Per model and dataset with a suite of three attributes, over the originals that suite
-    covers{limit}: Generated = mutants tested (after the mutation caps); Passed = valid under
-    the dependency invariant (passed rate = valid / generated); Errors = bias-inducing valid
-    mutants (error rate = errors / valid mutants with a known outcome); Hidden = hidden
-    intersectional bias (hidden rate = hidden / bias-inducing valid mutants whose atomic parents
-    are all valid). Rates in percent with {level}% bootstrap intervals over original
-    documents; the paper's Table 5 (the first 10K IMDB reviews, Llama 2) beside. "First" is in
-    the dataset's tested order (data.order): the paper config orders IMDB seeded and
-    label-balanced, so its first 10K are 5K positive and 5K negative reviews (the paper's came
-    from a shuffled Kaggle CSV; the hub's first 10K train rows are all negative)."""
-)
 
 
 def setting(order: int) -> str:
@@ -143,7 +130,6 @@ def table5(
             }
         )
     csv = pd.DataFrame(records)
-    level = round(100 * float(stats["confidence"]))
     sections = []
     for (model, dataset), part in csv.groupby(["model", "dataset"], sort=False) if len(csv) else []:
         md = pd.DataFrame(
@@ -174,12 +160,12 @@ def table5(
         sections.append(_comparisons(doc_counts, model, dataset, stats))
     if not sections:
         sections.append("No model and dataset in this run has a suite of three attributes.\n")
-    limit_text = " (its first documents, as each title says)" if any(limits.values()) else ""
+    limit_text = "Each suite's document limit is in its title." if any(limits.values()) else ""
     return Table(
         csv,
         document(
             "Table 5 — atomic, 2- and 3-intersectional bias",
-            CAPTION.format(limit=limit_text, level=level),
+            caption(5, "table5", limit_text, describe(stats)),
             "\n".join(sections),
         ),
     )
@@ -230,7 +216,9 @@ def build_tables(
     doc_counts = document_counts(files, limits, positions)
     builders = {
         "table5": lambda: table5(doc_counts, models, datasets, stats, paper, limits),
-        "table6": lambda: examples_table(example_files, models, datasets, examples, order=3),
+        "table6": lambda: examples_table(
+            example_files, models, datasets, examples, order=3, output=(5, "table6")
+        ),
     }
     return {name: builders[name]() for name in TABLES}
 

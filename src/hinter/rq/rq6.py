@@ -21,8 +21,9 @@ import pandas as pd
 
 from hinter import rates, statistics
 from hinter.layout import DEFAULT_VARIANT, Variant
-from hinter.render import Table, document, markdown_table, prose, write_table
+from hinter.render import Table, document, markdown_table, write_table
 from hinter.rq import intervals, outputs
+from hinter.rq.definitions import caption, describe
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, THRESHOLD_COLUMNS, OutcomeFile, read_outcomes
 
@@ -33,39 +34,6 @@ RATES = ("error_rate", "hidden_rate")
 RUNS = "runs"
 PROMPTS = "prompts"
 
-CAPTIONS = {
-    "variants": prose(
-        """
-        Intersectional (N={order}) error rate and hidden rate of each variant: repeated runs of
-        the default prompt (default-run2, ...; greedy repeats of a local model are the default
-        run by design, sampled ones draw with one seed per run and form the runs group
-        without the greedy default, as each group's note says) and alternative prompt
-        templates (greedy), in
-        percent with {level}% bootstrap intervals over original documents. Versus default: the
-        difference from the default variant by a paired bootstrap over the originals both
-        tested ("*" = significant: the interval of the difference excludes 0). Variance: the
-        sample variance of the group's rates (percent squared), as the paper reports it."""
-    ),
-    "thresholds": prose(
-        """
-        Intersectional (N={order}) error rate and hidden rate when only predictions with a
-        confidence of at least the threshold count, in percent with {level}% bootstrap
-        intervals over original documents. Rule "{rule}" is this run's (rule exclude: a
-        mutant/original pair whose original or mutant confidence is below the threshold is
-        left out, and an intersectional mutant with such an atomic parent leaves the truth
-        table; rule benign: such a pair counts as benign, so a parent's low-confidence flip can
-        turn E,B,E into the hidden E,B,B); the CSV has both."""
-    ),
-    "accuracy": prose(
-        """
-        The model's accuracy when only predictions with a confidence of at least the threshold
-        are kept, in percent with {level}% bootstrap intervals over original documents: (c) on
-        the tested originals, each once; (d) on the valid mutants of the intersectional
-        (N={order}) suites. Accuracy = predictions whose label set equals the gold one / kept
-        predictions (an unparseable answer is kept and wrong); Kept = the share of predictions
-        that clear the threshold."""
-    ),
-}
 ACCURACY_RATES = ("original_accuracy", "original_kept", "mutant_accuracy", "mutant_kept")
 ACCURACY_COLUMNS = ["doc_id", "valid", "confidence_original", "confidence", "correct_original",
                     "correct_mutant"]  # fmt: skip
@@ -159,7 +127,6 @@ def variants(
                 )
         records.append(record)
     csv = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in records])
-    level = round(100 * float(stats["confidence"]))
     sections = []
     for (model, dataset), part in _by_run(records):
         md = pd.DataFrame(
@@ -197,9 +164,13 @@ def variants(
     return _table(
         csv,
         "Fig. 11 data — error rates over runs and prompt templates",
-        CAPTIONS["variants"].format(order=order, level=level),
+        caption(6, "variants", _order_note(order), describe(stats)),
         sections or ["No model in this run has variants (config `sensitivity`).\n"],
     )
+
+
+def _order_note(order: int) -> str:
+    return f"Intersectional mutants of order N={order}."
 
 
 def _star(r: Mapping[str, Any], rate: str) -> str:
@@ -269,7 +240,6 @@ def thresholds_table(
     csv["threshold_pct"] = 100 * csv["threshold"]
     csv = csv.drop(columns="threshold")
     csv.insert(3, "threshold_pct", csv.pop("threshold_pct"))
-    level = round(100 * float(stats["confidence"]))
     sections = []
     mine = csv[csv["rule"] == rule]
     for (model, dataset), part in (
@@ -293,7 +263,13 @@ def thresholds_table(
     return _table(
         csv,
         "Fig. 12 data — error and hidden rates against a confidence threshold",
-        CAPTIONS["thresholds"].format(order=order, level=level, rule=rule),
+        caption(
+            6,
+            "thresholds",
+            _order_note(order),
+            f"This run's rule: {rule} (sensitivity.threshold_rule).",
+            describe(stats),
+        ),
         sections or [UNTESTED],
     )
 
@@ -339,7 +315,6 @@ def accuracy_table(
     grid = in_order(grid, {"model": models, "dataset": datasets}, then=["threshold"])
     csv = grid[[*keys, *rates.ACCURACY_COUNTS, *intervals.percent_columns(ACCURACY_RATES)]].copy()
     csv.insert(2, "threshold_pct", 100 * csv.pop("threshold").astype(float))
-    level = round(100 * float(stats["confidence"]))
     sections = []
     for (model, dataset), part in csv.groupby(["model", "dataset"], sort=False) if len(csv) else []:
         rows = part.to_dict("records")
@@ -358,7 +333,7 @@ def accuracy_table(
     return _table(
         csv,
         "Fig. 12 data — accuracy against a confidence threshold",
-        CAPTIONS["accuracy"].format(order=order, level=level),
+        caption(6, "accuracy", _order_note(order), describe(stats)),
         sections or [UNTESTED],
     )
 

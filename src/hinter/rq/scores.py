@@ -186,7 +186,7 @@ def score_table(
     if len(table) == 0:
         csv = pd.DataFrame(columns=CSV_COLUMNS)
         body = "No grammar scores: no grammar run sampled any text.\n"
-        return Table(csv, document(title, caption.format(**boot_words(boot)), body))
+        return Table(csv, document(title, caption, body))
     if len(diffs):
         table = table.merge(
             diffs[[*keys, "compared_with", "difference", "low", "high", "significant"]].rename(
@@ -233,7 +233,7 @@ def score_table(
         csv,
         document(
             title,
-            caption.format(**boot_words(boot)),
+            caption,
             markdown_table(md, right=["Texts", "Score", "Difference"]),
         ),
     )
@@ -243,7 +243,3 @@ def mutation_order(kinds) -> list[str]:
     """Atomic first, then intersectional, then higher orders (the paper's panel order)."""
     ordered = kinds_in_order(list(kinds))
     return sorted(ordered, key=lambda k: (k != "atomic", k != "intersectional", k))
-
-
-def boot_words(boot: Bootstrap) -> dict[str, str]:
-    return {"confidence": f"{100 * boot.confidence:g}%", "resamples": str(boot.resamples)}
