@@ -26,6 +26,7 @@ import yaml
 from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
+from hinter import paths
 from hinter.errors import ConfigError
 from hinter.layout import KNOWN_DATASETS
 from hinter.plan import known_dataset_names
@@ -33,8 +34,8 @@ from hinter.plan import known_dataset_names
 MAX_CONFIG_VALUES = 200_000  # values in a config tree (a real one has a few hundred)
 MAX_JOBS = 100_000  # planned per-shard jobs (mutate, invariant, predict): the paper plans ~11,000
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SCHEMA_PATH = REPO_ROOT / "workflow" / "schemas" / "config.schema.yaml"
+REPO_ROOT = paths.ROOT
+SCHEMA_PATH = paths.SCHEMAS / "config.schema.yaml"
 
 # Built-in attributes (resources/dictionary), as plain names so validation needs no heavy imports;
 # the known datasets are hinter.layout.KNOWN_DATASETS.

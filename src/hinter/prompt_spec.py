@@ -22,9 +22,10 @@ from typing import Any
 
 import yaml
 
+from hinter import paths
 from hinter.errors import ConfigError
 
-PROMPTS_DIR = Path(__file__).resolve().parents[2] / "resources" / "prompts"
+PROMPTS_DIR = paths.RESOURCES / "prompts"
 DEFAULT_TEMPLATE = "default"
 N_EXAMPLES = 3
 

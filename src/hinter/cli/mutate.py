@@ -5,9 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hinter import plan
+from hinter import paths, plan
 from hinter.cli.args import EXIT_OK, at_least, attributes_list, orders_list, say, suites_for
-from hinter.config import REPO_ROOT
 from hinter.errors import HinterError
 
 
@@ -44,5 +43,5 @@ def add_mutate(sub) -> None:
     mutate.add_argument("text")
     mutate.add_argument("--attributes", type=attributes_list, default=["race", "gender", "body"])
     mutate.add_argument("--orders", type=orders_list, default=[1, 2])
-    mutate.add_argument("--dictionary", default=str(REPO_ROOT / "resources" / "dictionary"))
+    mutate.add_argument("--dictionary", default=str(paths.RESOURCES / "dictionary"))
     mutate.add_argument("--limit", type=at_least(1), default=20)

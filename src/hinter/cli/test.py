@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from hinter import paths
 from hinter.cli.args import (
     at_least,
     attributes_list,
@@ -156,9 +157,9 @@ def print_summary(out: Path) -> None:
 
 
 def add_test(sub) -> None:
-    from hinter.config import REPO_ROOT, with_defaults
+    from hinter.config import with_defaults
 
-    dictionary = str(REPO_ROOT / "resources" / "dictionary")
+    dictionary = str(paths.RESOURCES / "dictionary")
     d = with_defaults({})  # the workflow's defaults are the command's: one source of truth
     test = sub.add_parser(
         "test",

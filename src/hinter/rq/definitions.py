@@ -15,10 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hinter import paths
 from hinter.rq import outputs
 from hinter.rq.intervals import Bootstrap
 
-REPORT = Path(__file__).resolve().parents[3] / "workflow" / "report"
+REPORT = paths.REPORT
 MARK = "*Definitions.*"
 _LITERAL = re.compile(r"``(.+?)``")
 _ESCAPE = re.compile(r"\\(.)")
