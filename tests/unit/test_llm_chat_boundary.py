@@ -5,7 +5,8 @@ its own starts with a "▁" marker.
 The tokenizer is trained here with the ``tokenizers`` library (offline, well under a second) in
 the shape of Llama 2's ``tokenizer.json``: a normaliser that prepends "▁" and turns spaces into
 "▁", no merges across words, byte fallback. The chat template renders Llama 2's chat format
-(``<s>[INST] <<SYS>>\\n…\\n<</SYS>>\\n\\n… [/INST] … </s>``), written for this test.
+(``<s>[INST] <<SYS>>\\n…\\n<</SYS>>\\n\\n… [/INST] … </s>``), the one the real-tokenizer
+contract test uses (``tests/support/llama2_tokenizer.py``).
 """
 
 from __future__ import annotations
@@ -14,20 +15,11 @@ import dataclasses
 import string
 
 import pytest
+from llama2_tokenizer import LLAMA2_CHAT_TEMPLATE as LLAMA2_STYLE_TEMPLATE
 
 from hinter.models.context import HFDocTokenizer, chat_frame
 from hinter.models.prompts import Prompt
 
-LLAMA2_STYLE_TEMPLATE = (
-    "{%- set system = messages[0]['content'] if messages[0]['role'] == 'system' else none -%}"
-    "{%- for m in messages if m['role'] != 'system' -%}"
-    "{%- if m['role'] == 'user' -%}"
-    "{{ bos_token }}[INST] "
-    "{%- if loop.first and system %} <<SYS>>\n{{ system }}\n<</SYS>>\n\n{% else %} {% endif -%}"
-    "{{ m['content'] | trim }} [/INST]"
-    "{%- else %} {{ m['content'] | trim }} {{ eos_token }}{% endif -%}"
-    "{%- endfor -%}"
-)
 CORPUS = [
     "[INST] <<SYS>> Identify the single main issue area in the provided opinions. <</SYS>>",
     "Question: Which label represents the main topic? Text: The applicant was born in 1960 "
