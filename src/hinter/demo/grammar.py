@@ -583,7 +583,3 @@ class PhraseWriter:
         dot = attach(tok(end, "." if end in ".!?" else end, join=True), body.root, "punct")
         return finish([*body.tokens, dot])
 
-
-def sentence_ok_for_tokenizer(sentence: Sentence, tokenizer) -> bool:
-    """True when spaCy's tokenizer splits the sentence's text into exactly its words."""
-    return [t.text for t in tokenizer(sentence.text)] == sentence.words

@@ -35,7 +35,6 @@ from hinter.prompt_spec import N_EXAMPLES, ChatFormat, PromptSpec
 
 log = logging.getLogger(__name__)
 
-_PLACEHOLDERS = {"labels", "question", "text"}
 _WORD = re.compile(r"\S+")
 
 
