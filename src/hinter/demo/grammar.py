@@ -582,4 +582,3 @@ class PhraseWriter:
     def sentence_from(self, body: Phrase, end: str = ".") -> Sentence:
         dot = attach(tok(end, "." if end in ".!?" else end, join=True), body.root, "punct")
         return finish([*body.tokens, dot])
-
