@@ -32,13 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hinter import paths, plan
+from hinter import plan
 from hinter.config import REPO_ROOT, load_yaml, validate_config
 from hinter.data import FACTS
 from hinter.errors import ConfigError
 from hinter.layout import Variant
+from hinter.paths import RESOURCES
 
-UNIT_COSTS = paths.RESOURCES / "costs" / "unit_costs.json"
+UNIT_COSTS = RESOURCES / "costs" / "unit_costs.json"
 
 # Mean characters per document over all splits: the datasets' published Arrow byte counts
 # (HF `datasets` dataset_infos.json: num_bytes / num_examples; labels add a few bytes).

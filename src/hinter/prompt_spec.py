@@ -22,10 +22,10 @@ from typing import Any
 
 import yaml
 
-from hinter import paths
 from hinter.errors import ConfigError
+from hinter.paths import RESOURCES
 
-PROMPTS_DIR = paths.RESOURCES / "prompts"
+PROMPTS_DIR = RESOURCES / "prompts"
 DEFAULT_TEMPLATE = "default"
 N_EXAMPLES = 3
 

@@ -29,13 +29,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from hinter import paths, tables
+from hinter import tables
 from hinter.errors import ConfigError, DataError, OfflineError, first_line
+from hinter.paths import RESOURCES
 
 SPLITS = ("train", "validation", "test")
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
 TASKS = {"single_label": "multi_class", "multi_class": "multi_class", "multi_label": "multi_label"}
-FORMAT_FILE = paths.RESOURCES / "prompts" / "format.yaml"
+FORMAT_FILE = RESOURCES / "prompts" / "format.yaml"
 
 
 # -- configuration ---------------------------------------------------------------------------
@@ -234,7 +235,7 @@ def prompt_file(name: str, spec: Mapping[str, Any], base_dir: str | Path) -> Pat
     """The user's prompt file; a user dataset named like a paper dataset defaults to its prompt."""
     if spec.get("prompt"):
         return resolve(spec["prompt"], base_dir)
-    paper = paths.RESOURCES / "prompts" / f"{name}.yaml"
+    paper = RESOURCES / "prompts" / f"{name}.yaml"
     return paper if paper.is_file() else None
 
 

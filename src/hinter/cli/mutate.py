@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hinter import paths, plan
+from hinter import plan
 from hinter.cli.args import EXIT_OK, at_least, attributes_list, orders_list, say, suites_for
 from hinter.errors import HinterError
+from hinter.paths import RESOURCES
 
 
 def cmd_mutate(args: argparse.Namespace) -> int:
@@ -43,5 +44,5 @@ def add_mutate(sub) -> None:
     mutate.add_argument("text")
     mutate.add_argument("--attributes", type=attributes_list, default=["race", "gender", "body"])
     mutate.add_argument("--orders", type=orders_list, default=[1, 2])
-    mutate.add_argument("--dictionary", default=str(paths.RESOURCES / "dictionary"))
+    mutate.add_argument("--dictionary", default=str(RESOURCES / "dictionary"))
     mutate.add_argument("--limit", type=at_least(1), default=20)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hinter import paths
 from hinter.cli.args import (
     at_least,
     attributes_list,
@@ -22,6 +21,7 @@ from hinter.cli.args import (
 from hinter.gate import EXIT_GATE, parse_threshold
 from hinter.inputs import LABEL_FORMATS, LABEL_RULE
 from hinter.layout import RunLayout
+from hinter.paths import RESOURCES
 from hinter.testrun import Options
 
 
@@ -159,7 +159,7 @@ def print_summary(out: Path) -> None:
 def add_test(sub) -> None:
     from hinter.config import with_defaults
 
-    dictionary = str(paths.RESOURCES / "dictionary")
+    dictionary = str(RESOURCES / "dictionary")
     d = with_defaults({})  # the workflow's defaults are the command's: one source of truth
     test = sub.add_parser(
         "test",

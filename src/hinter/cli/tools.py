@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from hinter import paths
 from hinter.cli.args import EXIT_OK, say
+from hinter.paths import RESOURCES
 
 
 def cmd_sbic_download(args: argparse.Namespace) -> int:
@@ -21,8 +21,8 @@ def cmd_sbic_download(args: argparse.Namespace) -> int:
 def add_sbic_download(sub) -> None:
     sbic = sub.add_parser("sbic-download", help="download, verify and extract SBIC.v2.tgz")
     sbic.add_argument("--url", default=None, help="http(s) URL, file:// URL or local path")
-    sbic.add_argument("--dest", default=str(paths.RESOURCES / "sbic"))
-    sbic.add_argument("--checksums", default=str(paths.RESOURCES / "sbic" / "checksums.sha256"))
+    sbic.add_argument("--dest", default=str(RESOURCES / "sbic"))
+    sbic.add_argument("--checksums", default=str(RESOURCES / "sbic" / "checksums.sha256"))
     sbic.add_argument(
         "--record",
         action="store_true",

@@ -20,17 +20,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from hinter import paths
 from hinter.demo.tags import DEP_LABELS, PTB_TAGS
 from hinter.demo.words import Words, read_tsv
 from hinter.errors import DataError
+from hinter.paths import RESOURCES
 
 DOMAINS = ("imdb", "ecthr_a", "scotus", "eurlex", "ledgar")
 
 
 def default_resources() -> Path:
     """The repository's ``resources/`` folder (the package is used from its source tree)."""
-    return paths.RESOURCES
+    return RESOURCES
 
 
 # --------------------------------------------------------------------------------------------

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hinter import paths
+from hinter.paths import REPORT
 from hinter.rq import outputs
 from hinter.rq.intervals import Bootstrap
 
-REPORT = paths.REPORT
+REPORT = REPORT
 MARK = "*Definitions.*"
 _LITERAL = re.compile(r"``(.+?)``")
 _ESCAPE = re.compile(r"\\(.)")

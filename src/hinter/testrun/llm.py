@@ -22,9 +22,10 @@ from typing import Any
 
 import yaml
 
-from hinter import config, paths
+from hinter import config
 from hinter.errors import ConfigError, HinterError
 from hinter.inputs import DATASET
+from hinter.paths import RESOURCES
 from hinter.prompt_spec import PROMPTS_DIR
 
 OPENAI = "openai:"
@@ -85,7 +86,7 @@ def prompt_task(prompt: str | None, max_new_tokens: int | None) -> PromptTask:
     if paper:
         facts = FACTS[prompt]
         # the paper's display names, as its prompts list them (resources/labels/<dataset>.tsv)
-        table = label_table(prompt, paths.RESOURCES / "labels")
+        table = label_table(prompt, RESOURCES / "labels")
         names, task_type = [display for _, display in table], facts.task_type
         budget = _schema_budget(prompt)
     else:

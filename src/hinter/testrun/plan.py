@@ -14,6 +14,7 @@ from hinter import config, io, plan
 from hinter.errors import ConfigError, HinterError
 from hinter.gate import Threshold
 from hinter.inputs import DATASET, InputFile
+from hinter.paths import RESOURCES
 from hinter.testrun.outdir import LOCK, writable_folder
 
 
@@ -303,7 +304,7 @@ def prepare(o: Options) -> TestPlan:
     if len(set(names)) != len(names):
         names = [f"{n}-{i + 1}" if names.count(n) > 1 else n for i, n in enumerate(names)]
     out, cache_dir, json_path, report_path = _output_paths(o, paths, names, data)
-    dictionary = Path(o.dictionary or paths.RESOURCES / "dictionary").expanduser()
+    dictionary = Path(o.dictionary or RESOURCES / "dictionary").expanduser()
     if not dictionary.is_dir():
         raise HinterError(f"--dictionary {o.dictionary}: folder not found")
 
