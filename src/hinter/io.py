@@ -433,6 +433,12 @@ class ParquetStreamWriter:
     def abort(self, exc: BaseException) -> None:
         with contextlib.suppress(Exception):
             self._writer.close()
+        # A writer interrupted mid-write (Ctrl-C) can fail to close. It must not try again when
+        # collected: pyarrow's __del__ would print a traceback after the run's one-line message.
+        self._writer.is_open = False
+        with contextlib.suppress(Exception):
+            if self._writer.file_handle is not None:
+                self._writer.file_handle.close()
         self._ctx.__exit__(type(exc), exc, exc.__traceback__)
 
     def __enter__(self) -> ParquetStreamWriter:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import gc
+import sys
+
 import pyarrow as pa
 import pytest
 
@@ -29,6 +32,28 @@ def test_stream_writer_renames_only_on_success(tmp_path):
         writer.write([{"a": 1}, {"a": 2}])
         writer.write([{"a": 3}])
     assert io.read_parquet(target).column("a").to_pylist() == [1, 2, 3]
+
+
+def test_an_interrupted_stream_writer_stays_quiet_when_collected(tmp_path, monkeypatch):
+    """Ctrl-C mid-write can leave pyarrow's writer unable to close; after the abort it must not
+    retry when garbage-collected (its __del__ printed a traceback after the one-line message)."""
+    unraisable = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    target = tmp_path / "out.parquet"
+    writer = io.ParquetStreamWriter(target, pa.schema([("x", pa.int64())]))
+    writer.write([{"x": 1}])
+    inner, real = writer._writer, writer._writer.writer
+
+    class Interrupted:
+        def close(self):
+            raise OSError("interrupted mid-write")
+
+    inner.writer = Interrupted()
+    writer.abort(KeyboardInterrupt())
+    del writer, inner, real
+    gc.collect()
+    assert unraisable == []
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_corrupt_parquet_is_a_one_line_error(tmp_path):

@@ -65,6 +65,10 @@ def _stop(signum, frame) -> None:
     raise exc
 
 
+def _quiet(unraisable) -> None:
+    logging.getLogger(__name__).debug("after the stop: %s", unraisable.exc_value)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
@@ -80,6 +84,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         message, code = describe(exc)
         if args.debug:
             traceback.print_exc()
+        elif isinstance(exc, KeyboardInterrupt):
+            # A stop can land inside a writer's close (pyarrow's ParquetWriter); its finaliser
+            # then fails again on the way out. The run says it stopped, in one line: nothing after.
+            sys.unraisablehook = _quiet
     finally:
         from hinter import progress
 
