@@ -19,9 +19,10 @@ from hinter.data import display_names
 from hinter.errors import ConfigError
 from hinter.models.context import ChatFrame, HFDocTokenizer, chat_frame
 from hinter.models.prompts import Example, Prompt, build_prompt, truncate_words
-from hinter.prompt_spec import DEFAULT_TEMPLATE, N_EXAMPLES, PROMPTS_DIR, load_prompt_spec
+from hinter.paths import RESOURCES
+from hinter.prompt_spec import DEFAULT_TEMPLATE, N_EXAMPLES, load_prompt_spec
 
-LABELS_DIR = PROMPTS_DIR.parent / "labels"
+LABELS_DIR = RESOURCES / "labels"
 
 
 def prompt_from_texts(

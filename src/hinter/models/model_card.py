@@ -135,8 +135,8 @@ def model_card(
     lines += [
         "",
         "Load with `AutoModelForSequenceClassification.from_pretrained(<this directory>, "
-        "use_safetensors=True)`; `hinter.json` holds the task type, label names and token window, "
-        "`training_args.json` the exact training arguments.",
+        "use_safetensors=True, trust_remote_code=False)`; `hinter.json` holds the task type, "
+        "label names and token window, `training_args.json` the exact training arguments.",
         "",
     ]
     return "\n".join(lines)

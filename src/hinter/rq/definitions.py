@@ -19,7 +19,6 @@ from hinter.paths import REPORT
 from hinter.rq import outputs
 from hinter.rq.intervals import Bootstrap
 
-REPORT = REPORT
 MARK = "*Definitions.*"
 _LITERAL = re.compile(r"``(.+?)``")
 _ESCAPE = re.compile(r"\\(.)")
