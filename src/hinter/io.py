@@ -102,11 +102,11 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     for stale in temporaries(path.parent, path.name):
         stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
     tmp_path = Path(tmp)
-    # mkstemp creates 0600 files; give outputs the permissions a plain open() would.
-    os.chmod(tmp_path, 0o666 & ~_UMASK)
-    try:
+    try:  # from here on a stop (Ctrl-C lands anywhere) removes the temporary file
+        os.close(fd)
+        # mkstemp creates 0600 files; give outputs the permissions a plain open() would.
+        os.chmod(tmp_path, 0o666 & ~_UMASK)
         yield tmp_path
         os.replace(tmp_path, path)
     finally:
@@ -409,9 +409,13 @@ class ParquetStreamWriter:
         self.schema = schema
         self._ctx = atomic_path(self.path)
         self._tmp = self._ctx.__enter__()
-        self._writer = pq.ParquetWriter(
-            self._tmp, schema, compression="zstd", write_page_checksum=True
-        )
+        try:
+            self._writer = pq.ParquetWriter(
+                self._tmp, schema, compression="zstd", write_page_checksum=True
+            )
+        except BaseException as exc:  # a stop during the open: no temporary file is left
+            self._ctx.__exit__(type(exc), exc, exc.__traceback__)
+            raise
         self.rows = 0
 
     def write(self, table_or_rows: pa.Table | list[dict]) -> None:
