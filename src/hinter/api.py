@@ -159,7 +159,8 @@ class Result:
             verdict=verdict,
             comparison=comparison,
             about={"model": models[0], "compared": models[1:], "data": data,
-                   "thresholds": p.thresholds, "settings": p.settings},
+                   "thresholds": p.thresholds, "settings": p.settings,
+                   "usage": dict(p.extra.get("usage", {}))},
             quality=_quality_frame(qualities),
             min_count=p.min_count,
         )  # fmt: skip
@@ -205,6 +206,8 @@ class Result:
             out=str(self.out), exit_code=self.verdict.exit_code,
         )  # fmt: skip
         document["quality"] = json.loads(self.quality.to_json(orient="records"))
+        if self.about.get("usage"):  # an API model: requests, tokens and cost of this run
+            document["usage"] = self.about["usage"]
         document["warnings"] = self.warnings()
         if self.comparison is not None:
             from hinter.compare import NO_CORRECTION

@@ -227,6 +227,11 @@ def models_section(result: Result) -> str:
     )
     if q["unparsable_share"].notna().any():
         frame["unparsable answers %"] = q["unparsable_share"]
+    usage = result.about.get("usage") or {}
+    if usage:
+        from hinter.models.llm import usage_line
+
+        frame["API usage"] = [usage_line(usage[m]) if m in usage else "–" for m in frame["model"]]
     labelled = q["accuracy"].notna().any()
     return (
         "<h2>Models on the originals</h2>\n<p>What each model predicts for the tested "
