@@ -21,7 +21,7 @@ from cli_inputs import LABEL_NAMES, TEXTS, make_classifier, real_parser
 
 from hinter import cli
 from hinter.api import BiasTest, Result
-from hinter.compare import compare_models
+from hinter.compare import compare_models, significant_lines
 
 PARSER = real_parser()
 pytestmark = pytest.mark.skipif(PARSER is None, reason="spaCy's en_core_web_sm is not installed")
@@ -98,6 +98,21 @@ def test_the_paired_bootstrap_finds_the_planted_difference(run):
         assert row.percent == 0 and row.baseline_percent > 0
         assert row.difference < 0 and row.hi < 0 and row.significant
         assert row.numerator == 0 and row.baseline_numerator > 0 and row.documents >= 5
+
+
+def test_a_comparison_on_one_document_says_too_few_documents(run):
+    """C05: one document made every difference "significant" (a point interval)."""
+    _, result = run
+    outcomes = {m: result.outcomes(m) for m in ("random", "flat")}
+    doc = outcomes["random"].loc[outcomes["random"]["flipped"].fillna(False), "doc_id"].iloc[0]
+    one = {m: frame[frame["doc_id"] == doc] for m, frame in outcomes.items()}
+    found = compare_models(one, "random", resamples=200)
+    assert (found["documents"] == 1).all() and not found["significant"].any()
+    assert found["note"].str.startswith("too few documents (1 < 5)").all()
+    lines = significant_lines(found)
+    for line in lines[:2]:  # atomic, intersectional (hidden may be undefined: nothing counted)
+        assert line.endswith("not tested: too few documents (1 < 5)"), line
+    assert all("significantly" not in line for line in lines)
 
 
 def test_a_constant_model_never_wins_a_comparison(run):
@@ -219,6 +234,21 @@ def test_the_report_is_right_about_the_planted_run(run):
             assert lo <= round(100 * exact[0], 2) + 0.01 and hi >= round(100 * exact[1], 2) - 0.01
             assert hi > lo  # never a zero-width interval (flat: 0 of 64)
     assert "Clopper–Pearson" in verdict and "too few" in verdict
+    # G7: a group on fewer than --min-count decided mutants is "too few", never "biased"
+    groups = page[page.index("<h2>Group-level bias</h2>") : page.index("<h2>Hidden-bias")]
+    table = _rows(re.findall(r"<table>(.*?)</table>", groups, flags=re.DOTALL)[0])
+    names = [text for _, text in table[0]]
+    assert names[4:] == ["count", "error rate %", "95% interval", "scope mean %", "biased group"]
+    seen = set()
+    for row in table[1:]:
+        k, n = (int(v.replace(",", "")) for v in row[4][1].split(" of "))
+        seen.add(row[8][1])
+        assert row[8][1] == ("too few" if n < result.min_count else row[8][1])
+        assert row[8][1] != "too few" or n < result.min_count
+        if n:
+            lo, hi = (float(v) for v in row[6][1].strip("[]").split(", "))
+            assert hi > lo and lo <= round(100 * exact_interval(k, n)[0], 2) + 0.01
+    assert "too few" in seen
 
 
 def test_an_imdb_line_break_is_a_line_break_in_the_examples():
