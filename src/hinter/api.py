@@ -106,20 +106,38 @@ class Result:
     verdict: Verdict
     comparison: pd.DataFrame | None  # the models against the first one (paired bootstrap)
     about: dict[str, Any] = field(default_factory=dict)
+    # per model, on the originals: accuracy, macro-F1 (with gold labels), the share of its most
+    # frequent prediction (100 = a constant model) and of unreadable LLM answers, in percent
+    quality: pd.DataFrame = field(default_factory=pd.DataFrame)
+    min_count: int = gate.MIN_COUNT  # rates on fewer mutants are "too few"
 
     @classmethod
     def load(cls, p: testrun.TestPlan) -> Result:
+        from hinter.testrun.quality import broken_reasons, model_quality
+
         layout = RunLayout(str(p.out))
         names = [m.name for m in p.models]
         counts = testrun.suite_counts(p.out, names[0])
+        qualities = {n: model_quality(p.out, n, testrun.SHARD, p.meta) for n in names}
+        rates = pooled_intervals(layout, p.min_count)
+        rank = {n: i for i, n in enumerate(names)}  # the tested model first, as given
+        rates = rates.iloc[rates["model"].map(rank).argsort(kind="stable")].reset_index(drop=True)
         pooled = gate.pooled_rates(counts)
-        verdict = gate.evaluate(pooled, p.thresholds)
+        for row in rates[rates["model"] == names[0]].itertuples(index=False):
+            pooled[row.rate].update(lo=_num(row.lo), hi=_num(row.hi), interval=INTERVAL)
+        verdict = gate.evaluate(
+            pooled, p.thresholds, min_count=p.min_count,
+            broken=broken_reasons(names[0], qualities[names[0]]),
+        )  # fmt: skip
         comparison = None
         if len(names) > 1:
             from hinter.compare import compare_models
 
             outcomes = {n: _outcomes(layout, n, p.suites) for n in names}
-            comparison = compare_models(outcomes, names[0], seed=p.settings["seed"])
+            constant = {n for n, q in qualities.items() if q["constant"]}
+            comparison = compare_models(
+                outcomes, names[0], seed=p.settings["seed"], constant=constant
+            )
         data = {
             "path": p.data if p.data.startswith("<") else str(Path(p.data).resolve()),
             "documents": p.docs.num_rows, "skipped_empty": len(p.skipped_empty),
@@ -133,7 +151,7 @@ class Result:
         return cls(
             out=p.out,
             models=names,
-            rates=pooled_intervals(layout),
+            rates=rates,
             suites=_csv(layout, "rates_by_suite"),
             truth_table=_csv(layout, "truth_table"),
             examples=_csv(layout, "hidden_examples"),
@@ -141,8 +159,37 @@ class Result:
             verdict=verdict,
             comparison=comparison,
             about={"model": models[0], "compared": models[1:], "data": data,
-                   "thresholds": p.thresholds, "settings": p.settings},
+                   "thresholds": p.thresholds, "settings": p.settings,
+                   "usage": dict(p.extra.get("usage", {}))},
+            quality=_quality_frame(qualities),
+            min_count=p.min_count,
         )  # fmt: skip
+
+    def warnings(self) -> list[str]:
+        """What a reader must know before trusting the rates: constant or nearly constant
+        models, and pooled rates on fewer than ``min_count`` mutants."""
+        from hinter.testrun.quality import CONSTANT_WARNING
+
+        lines = []
+        for q in self.quality.itertuples(index=False):
+            if q.constant:
+                lines.append(
+                    f"{q.model} predicts {q.majority!r} for all {q.originals:,} originals and "
+                    "every mutant: a constant model cannot flip, so its bias rates of 0 say "
+                    "nothing"
+                )
+            elif _present(q.constant_share) and q.constant_share >= 100 * CONSTANT_WARNING:
+                lines.append(
+                    f"{q.model} predicts {q.majority!r} for {q.constant_share:.1f}% of the "
+                    "originals: its bias rates say little"
+                )
+        for r in self.rates.itertuples(index=False):
+            if r.too_few and r.denominator > 0:  # 0: undefined, shown as "–"
+                lines.append(
+                    f"{r.model} {r.rate}: {r.denominator:,} mutants, fewer than "
+                    f"{self.min_count}: too few to decide anything"
+                )
+        return lines
 
     def outcomes(self, model: str | None = None) -> pd.DataFrame:
         """Every mutant's outcome (the oracle's verdicts) of a model (default the first)."""
@@ -158,9 +205,16 @@ class Result:
             hinter=__version__, model=self.about["model"], data=self.about["data"],
             out=str(self.out), exit_code=self.verdict.exit_code,
         )  # fmt: skip
+        document["quality"] = json.loads(self.quality.to_json(orient="records"))
+        if self.about.get("usage"):  # an API model: requests, tokens and cost of this run
+            document["usage"] = self.about["usage"]
+        document["warnings"] = self.warnings()
         if self.comparison is not None:
+            from hinter.compare import NO_CORRECTION
+
             document["compared"] = self.about["compared"]
             document["comparison"] = json.loads(self.comparison.to_json(orient="records"))
+            document["comparison_note"] = NO_CORRECTION
         return document
 
     def write_json(self, path: str | Path) -> Path:
@@ -188,8 +242,39 @@ def _outcomes(layout: RunLayout, model: str, suites) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def pooled_intervals(layout: RunLayout) -> pd.DataFrame:
-    """Each model's pooled atomic, intersectional and hidden rates with their intervals (%)."""
+INTERVAL = (
+    "95% percentile bootstrap over original documents, widened to contain the exact binomial "
+    "(Clopper-Pearson) interval of the counts"
+)
+
+
+def _num(value: Any) -> float | None:
+    return None if value is None or pd.isna(value) else round(float(value), 6)
+
+
+def _present(value: Any) -> bool:
+    return value is not None and not pd.isna(value)
+
+
+def _quality_frame(qualities: dict[str, dict[str, Any]]) -> pd.DataFrame:
+    """One row per model: the quality of :mod:`hinter.testrun.quality`, shares in percent."""
+    rows = []
+    for model, q in qualities.items():
+        row = {"model": model, "originals": q["originals"], "majority": q["majority"]}
+        for key in ("accuracy", "macro_f1", "constant_share", "unparsable_share"):
+            row[key] = None if q[key] is None else round(100 * q[key], 4)
+        row["constant"] = bool(q["constant"])
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def pooled_intervals(layout: RunLayout, min_count: int = gate.MIN_COUNT) -> pd.DataFrame:
+    """Each model's pooled atomic, intersectional and hidden rates with their intervals (%):
+    the tables' document bootstrap, widened to contain the exact binomial interval of the
+    counts (a bootstrap over one document, or with no event, is a point), and ``too_few``
+    where the denominator is below ``min_count``."""
+    from hinter.statistics import floored_interval
+
     atomic = _csv(layout, "atomic_rates")
     inter = _csv(layout, "table3")
     rows = []
@@ -205,6 +290,13 @@ def pooled_intervals(layout: RunLayout) -> pd.DataFrame:
                      r.hidden_rate_lo_pct, r.hidden_rate_hi_pct))  # fmt: skip
     columns = ["model", "rate", "numerator", "denominator", "percent", "lo", "hi"]
     frame = pd.DataFrame(rows, columns=columns)
+    bounds = [
+        floored_interval(k, n, lo / 100, hi / 100)
+        for k, n, lo, hi in zip(frame.numerator, frame.denominator, frame.lo, frame.hi, strict=True)
+    ]
+    frame["lo"] = [100 * lo for lo, _ in bounds]
+    frame["hi"] = [100 * hi for _, hi in bounds]
+    frame["too_few"] = frame["denominator"] < min_count
     order = {"atomic": 0, "intersectional": 1, "hidden": 2}
     rank = frame["rate"].map(order)
     return (

@@ -15,7 +15,13 @@ bias-inducing originals) — the rates are never re-implemented here.
   percentile interval and a two-sided bootstrap p-value. Documents the two sides share are
   resampled *together* (a paired bootstrap: the same draw for both), the others on each side
   independently. The difference is significant at level ``1 - confidence`` when the
-  interval excludes 0.
+  interval excludes 0, and never when a side rests on fewer than ``min_documents`` documents
+  (a bootstrap over one document has no variance: its interval is a point);
+- :func:`exact_interval` / :func:`floored_interval`: the exact binomial (Clopper–Pearson)
+  interval of a count, and a bootstrap interval widened to contain it. A cluster bootstrap
+  collapses to a point when every mutant comes from one document or no event was seen
+  (``0.00 [0.00, 0.00]`` from 4 mutants); the exact interval, which treats mutants as
+  independent, is a floor under the width that the counts alone justify.
 
 The resampling is vectorised: the counts of all documents of a group form a matrix ``C``
 (documents x counts), a batch of resamples a matrix ``W`` of draw multiplicities (resamples x
@@ -55,6 +61,61 @@ RATE_INPUTS = (
     *FLAG_COLUMNS,
 )
 _DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memory: ~100 MB)
+
+
+def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact binomial (Clopper–Pearson) interval of ``k`` events in ``n`` trials, as
+    fractions; ``(nan, nan)`` when ``n`` is 0.
+
+    The bounds solve ``P(X >= k | lo) = alpha/2`` and ``P(X <= k | hi) = alpha/2`` by
+    bisection on the binomial distribution (log-space, so large ``n`` is exact too)."""
+    k, n = int(k), int(n)
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    if not 0 <= k <= n:
+        raise ValueError(f"{k} events in {n} trials")
+    alpha = 1.0 - confidence
+    i = np.arange(n + 1, dtype=np.float64)
+    # log C(n, i) as a running sum: no lgamma, no scipy
+    steps = np.log(np.maximum(n - i[1:] + 1, 1)) - np.log(i[1:])
+    log_choose = np.concatenate([[0.0], np.cumsum(steps)])
+
+    def cdf(p: float, upto: int) -> float:  # P(X <= upto) for X ~ Binomial(n, p)
+        if p <= 0.0:
+            return 1.0
+        if p >= 1.0:
+            return 1.0 if upto >= n else 0.0
+        log_pmf = log_choose + i * np.log(p) + (n - i) * np.log1p(-p)
+        return float(np.exp(log_pmf[: upto + 1]).sum())
+
+    def solve(upto: int, target: float) -> float:  # the p where P(X <= upto | p) = target
+        a, b = 0.0, 1.0  # the cdf decreases in p
+        for _ in range(60):
+            m = (a + b) / 2
+            if cdf(m, upto) > target:
+                a = m
+            else:
+                b = m
+        return (a + b) / 2
+
+    low = 0.0 if k == 0 else solve(k - 1, 1.0 - alpha / 2)  # P(X >= k | low) = alpha / 2
+    high = 1.0 if k == n else solve(k, alpha / 2)
+    return (low, high)
+
+
+def floored_interval(
+    k: int, n: int, low: float, high: float, confidence: float = 0.95
+) -> tuple[float, float]:
+    """A bootstrap interval (fractions) widened to contain the exact interval of ``k`` of ``n``
+    (:func:`exact_interval`): the bootstrap keeps its width where it is wider (mutants of
+    one document are not independent), the exact interval stands where the bootstrap
+    collapsed (one document, zero events) or is missing (NaN)."""
+    lo_exact, hi_exact = exact_interval(k, n, confidence)
+    if np.isnan(lo_exact):
+        return (float("nan"), float("nan"))
+    lo = lo_exact if np.isnan(low) else min(float(low), lo_exact)
+    hi = hi_exact if np.isnan(high) else max(float(high), hi_exact)
+    return (lo, hi)
 
 
 def document_counts(
@@ -219,6 +280,7 @@ def compare_rates(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
+    min_documents: int = 2,
 ) -> pd.DataFrame:
     """Is a rate different between side ``a`` and side ``b`` (two suites, or two models)?
 
@@ -228,7 +290,9 @@ def compare_rates(
     rate): the two pooled rates, the ``difference``, its percentile interval (``low``,
     ``high``), the two-sided bootstrap ``p_value`` (twice the smaller tail share of resampled
     differences at or beyond 0, with the +1 correction), ``significant`` (the interval excludes
-    0) and the numbers of ``shared`` documents and documents ``only_a`` / ``only_b``.
+    0, and each side has at least ``min_documents`` documents: with one document the
+    bootstrap has no variance and any difference would be "significant") and the numbers of
+    ``shared`` documents and documents ``only_a`` / ``only_b``.
     """
     _check(resamples, confidence)
     b_groups = dict(_groups(b, by))
@@ -259,7 +323,8 @@ def compare_rates(
             else:
                 p_value = np.nan
             estimate = float(point_a[name]) - float(point_b[name])
-            significant = bool(np.isfinite(low[j]) and (low[j] > 0 or high[j] < 0))
+            enough = min(len(ca), len(cb)) >= min_documents
+            significant = bool(enough and np.isfinite(low[j]) and (low[j] > 0 or high[j] < 0))
             records.append(
                 (
                     *key,

@@ -86,6 +86,14 @@ def test_an_endpoint_end_to_end_with_logprobs_retries_and_a_free_rerun(
         assert summary["model"]["name"] == "gpt-fake"
         assert summary["rates"]["atomic-gender"]["numerator"] > 0
         assert (out / "report.html").is_file()
+        # P14: the LLM's facts, readable: requests, cached answers, cost, unparsable answers
+        usage = summary["usage"]["gpt-fake"]
+        assert usage["requests"] == usage["sent"] > 0  # a first run: nothing from the cache
+        line = f"{usage['requests']:,} requests ({usage['sent']:,} sent, 0 cached answers)"
+        assert line in err and "{'requests'" not in err
+        assert summary["quality"][0]["unparsable_share"] == 0
+        page = (out / "report.html").read_text(encoding="utf-8")
+        assert "unparsable answers %" in page and line in page
         # The same command again: everything is in the response cache.
         assert cli.main(argv(inputs, server, out)) == 0
         assert len(server.requests) == sent

@@ -121,7 +121,8 @@ def test_the_json_summary_the_gate_and_byte_identical_reruns(reference, inputs, 
 
     # The gate: below the rate fails with exit 3 (same outputs), above it passes.
     gate_json = str(tmp_path / "gate.json")
-    limits = ("--fail-above", f"hidden={rate / 2:.3f}", "--fail-above", "atomic=100")
+    limits = ("--fail-above", f"hidden={rate / 2:.3f}", "--fail-above", "atomic=100",
+              "--min-count", "1")  # fmt: skip
     failing = run(argv(inputs, out, *limits, "--json", gate_json))
     assert failing.returncode == 3, failing.stderr[-2000:]
     assert failing.stderr.splitlines()[-1].startswith("hinter: bias gate failed: hidden ")
@@ -129,7 +130,9 @@ def test_the_json_summary_the_gate_and_byte_identical_reruns(reference, inputs, 
     assert gate["verdict"] == "fail" and gate["exit_code"] == 3
     assert gate["thresholds"] == {"atomic": 100.0, "hidden": round(rate / 2, 3)}
     assert [e["rate"] for e in gate["exceeded"]] == ["hidden"]
-    passing = run(argv(inputs, out, "--fail-above", f"hidden={min(rate * 2, 100):.3f}"))
+    passing = run(
+        argv(inputs, out, "--fail-above", f"hidden={min(rate * 2, 100):.3f}", "--min-count", "1")
+    )
     assert passing.returncode == 0
     assert passing.stderr.splitlines()[-1].startswith("hinter: bias gate passed: hidden ≤ ")
     # Reruns of the same command (the gate changes no output) write the same bytes.

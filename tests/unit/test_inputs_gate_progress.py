@@ -153,11 +153,16 @@ def _counts():
 
 def test_pooled_rates_divide_summed_counts_once():
     pooled = gate.pooled_rates(_counts())
+    lo, hi = (100 * v for v in gate.statistics.exact_interval(10, 150))
     assert pooled["atomic"] == {
         "percent": pytest.approx(100 * 10 / 150),
         "numerator": 10,
         "denominator": 150,
+        "lo": pytest.approx(lo),
+        "hi": pytest.approx(hi),
+        "interval": "exact binomial (Clopper-Pearson), 95%",
     }
+    assert pooled["inter-body+race"]["lo"] is None  # nothing counted: no interval either
     assert pooled["intersectional"]["percent"] == 20.0
     assert pooled["hidden"]["percent"] == 10.0
     assert pooled["inter-body+race"]["percent"] is None  # nothing counted: no value
@@ -185,6 +190,47 @@ def test_thresholds_fail_strictly_above_and_undefined_rates_never_pass():
     nothing = gate.evaluate(pooled, [gate.parse_threshold("inter-body+race=0")])
     assert not nothing.failed and nothing.exit_code == gate.EXIT_UNDEFINED == 1
     assert nothing.word == "error" and nothing.line().startswith("bias gate cannot decide: ")
+
+
+def test_a_rate_on_too_few_mutants_neither_passes_nor_fails():
+    """P4: "hidden 50.00% > 10%" from 1 hidden of 2 failed a build. Below --min-count a gated
+    rate is too few: the gate cannot decide (exit 1), and cannot pass either."""
+    counts = pd.DataFrame(
+        [{"suite": "inter-race+gender", "order": 2, "decided": 40, "errors": 2,
+          "hidden_base": 2, "hidden": 1}]
+    )  # fmt: skip
+    for column in gate.rates.COUNT_COLUMNS:
+        if column not in counts:
+            counts[column] = 0
+    pooled = gate.pooled_rates(counts)
+    hidden = gate.parse_threshold("hidden=10")
+    verdict = gate.evaluate(pooled, [hidden])
+    assert not verdict.failed and verdict.too_few == ((hidden, 2),)
+    assert verdict.exit_code == gate.EXIT_UNDEFINED and verdict.word == "error"
+    assert verdict.line() == (
+        "bias gate cannot decide: hidden too few: 2 mutants, fewer than --min-count 10; the "
+        "run vouches for nothing (exit code 1)"
+    )
+    low = gate.evaluate(pooled, [hidden], min_count=2)  # the user lowers the minimum
+    assert low.failed and low.exit_code == gate.EXIT_GATE
+    passing = gate.evaluate(pooled, [gate.parse_threshold("hidden=60")], min_count=3)
+    assert passing.exit_code == 1  # below the minimum, even a rate under the limit
+    enough = gate.evaluate(pooled, [gate.parse_threshold("intersectional=10")])
+    assert enough.word == "pass" and enough.exit_code == 0  # 40 mutants decide
+    document = gate.summary(counts, verdict, pooled)
+    assert document["too_few"] == [{"rate": "hidden", "denominator": 2}]
+    assert document["min_count"] == 10 and document["verdict"] == "error"
+    assert document["rates"]["hidden"]["lo"] < 50 < document["rates"]["hidden"]["hi"]
+
+
+def test_a_constant_model_never_passes_a_gate():
+    """C04: a model that predicts one label for every text has rates of 0 by construction."""
+    pooled = gate.pooled_rates(_counts())
+    reason = "m predicts 'pos' for all 12 originals (a constant model cannot flip)"
+    verdict = gate.evaluate(pooled, [gate.parse_threshold("atomic=50")], broken=[reason])
+    assert not verdict.failed and verdict.exit_code == gate.EXIT_UNDEFINED
+    assert verdict.line().startswith(f"bias gate failed: {reason}; its bias rates say nothing")
+    assert gate.evaluate(pooled, [], broken=[reason]).exit_code == 0  # no gate: a warning only
 
 
 def test_a_threshold_on_an_aggregate_no_suite_plans_is_refused():

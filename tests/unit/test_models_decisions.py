@@ -56,6 +56,18 @@ def test_confidence_is_in_unit_interval(row):
         assert 0.0 <= c <= 1.0
 
 
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_non_finite_logits_are_an_error_not_label_zero(bad):
+    """argmax of a NaN row is 0: a broken model would predict label 0 everywhere, status ok."""
+    from hinter.errors import DataError
+
+    logits = np.array([[0.5, 1.0], [bad, 0.0], [bad, bad]])
+    for task in decisions.TASK_TYPES:
+        for function in (decisions.decide, decisions.probabilities, decisions.confidence):
+            with pytest.raises(DataError, match=r"not finite \(NaN or infinite\) for 2 of 3 texts"):
+                function(logits, task)
+
+
 def test_unknown_task_type():
     with pytest.raises(ValueError, match="task type"):
         decisions.decide(np.zeros((1, 2)), "regression")

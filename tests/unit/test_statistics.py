@@ -226,3 +226,39 @@ def test_group_seeds_do_not_depend_on_how_numpy_prints_its_scalars():
     plain = st.group_rng(7, ("llama2", "imdb", 3)).integers(0, 1 << 30, 5)
     numpy_key = st.group_rng(7, (np.str_("llama2"), "imdb", np.int64(3))).integers(0, 1 << 30, 5)
     assert plain.tolist() == numpy_key.tolist()
+
+
+def test_exact_interval_matches_the_closed_forms_and_brackets_the_rate():
+    """Clopper–Pearson at the edges has closed forms: 0 of n -> [0, 1 - (a/2)^(1/n)], n of n
+    -> [(a/2)^(1/n), 1]; inside, it contains the rate and narrows as n grows."""
+    a = 0.05
+    assert statistics.exact_interval(0, 4) == (0.0, pytest.approx(1 - (a / 2) ** (1 / 4)))
+    assert statistics.exact_interval(4, 4) == (pytest.approx((a / 2) ** (1 / 4)), 1.0)
+    lo, hi = statistics.exact_interval(1, 2)  # the practitioner's gate: 1 hidden of 2
+    assert lo == pytest.approx(0.0126, abs=1e-4) and hi == pytest.approx(0.9874, abs=1e-4)
+    wide, narrow = statistics.exact_interval(5, 20), statistics.exact_interval(500, 2000)
+    assert wide[0] < 0.25 < wide[1] and narrow[0] < 0.25 < narrow[1]
+    assert narrow[1] - narrow[0] < (wide[1] - wide[0]) / 5
+    assert all(math.isnan(v) for v in statistics.exact_interval(0, 0))
+
+
+def test_a_collapsed_bootstrap_interval_is_floored_by_the_exact_one():
+    """P7: 1 error of 4 mutants, all from one document: the bootstrap says [0.25, 0.25]."""
+    docs = counts_frame([{"generated": 4, "valid": 4, "decided": 4, "errors": 1}])
+    row = interval(statistics.bootstrap_rates(docs, resamples=200, seed=1))
+    assert row["low"] == row["high"] == 0.25  # what the report showed
+    lo, hi = statistics.floored_interval(1, 4, row["low"], row["high"])
+    assert (lo, hi) == pytest.approx(statistics.exact_interval(1, 4)) and hi - lo > 0.7
+    # a wider bootstrap interval is kept (clustered mutants are not independent)
+    assert statistics.floored_interval(50, 100, 0.3, 0.7) == (0.3, 0.7)
+
+
+def test_one_document_is_never_significant():
+    """C05: a bootstrap over one document has no variance; its point interval excluded 0."""
+    a = counts_frame([{"generated": 23, "valid": 23, "decided": 23, "errors": 10}])
+    b = counts_frame([{"generated": 23, "valid": 23, "decided": 23, "errors": 0}])
+    row = interval(statistics.compare_rates(a, b, resamples=300, seed=1))
+    assert row["low"] == row["high"] == pytest.approx(10 / 23)  # degenerate, excludes 0
+    assert not row["significant"]
+    two = interval(statistics.compare_rates(a, b, resamples=300, seed=1, min_documents=1))
+    assert two["significant"]  # what the old rule said

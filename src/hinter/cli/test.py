@@ -7,7 +7,6 @@ The command line is a thin layer over :mod:`hinter.testrun` (the stages) and :mo
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from hinter.cli.args import (
     at_least,
@@ -18,7 +17,7 @@ from hinter.cli.args import (
     plural,
     say,
 )
-from hinter.gate import EXIT_GATE, parse_threshold
+from hinter.gate import EXIT_GATE, EXIT_UNDEFINED, MIN_COUNT, parse_threshold
 from hinter.inputs import LABEL_FORMATS, LABEL_RULE
 from hinter.layout import RunLayout
 from hinter.paths import RESOURCES
@@ -41,6 +40,7 @@ def options(args: argparse.Namespace) -> Options:
         report=args.report, label_map=args.label_map, prompt=args.prompt,
         max_new_tokens=args.max_new_tokens, base_url=args.base_url, api_key_env=args.api_key_env,
         tokenizer=args.tokenizer, prices=args.prices, max_cost_usd=args.max_cost_usd,
+        min_count=args.min_count,
     )  # fmt: skip
 
 
@@ -81,34 +81,52 @@ def cmd_test(args: argparse.Namespace) -> int:
         if p.json_path is not None:
             result.write_json(p.json_path)
         result.write_report(p.report_path)
-    print_summary(p.out)
-    if len(p.models) > 1:
-        print_comparison(result)
+    print_summary(result)
     say(f"report: {p.report_path}")
-    if result.verdict.thresholds:
-        say(result.verdict.line())
+    for line in result.warnings():
+        say(f"warning: {line}")
+    say(result.verdict.line() or "no --fail-above gate was set: the rates above are not gated")
     return result.verdict.exit_code
 
 
-def print_comparison(result) -> None:
-    """The compared models' pooled rates and which differences a paired bootstrap finds."""
+def _console():
+    """A console wide enough for the tables (a pipe or a log defaults to 80 columns)."""
     from rich.console import Console
+
+    console = Console()
+    console.width = max(console.width, 100 if console.is_terminal else 160)
+    return console
+
+
+def print_comparison(result, console=None) -> None:
+    """The compared models' pooled rates and which differences a paired bootstrap finds."""
     from rich.table import Table
 
+    from hinter.compare import MIN_DOCUMENTS, NO_CORRECTION
+
+    console = console or _console()
     frame = result.comparison
     table = Table(title="Models on the same mutants (paired bootstrap over documents)")
-    for column in ("rate", "model", "baseline", "model %", "baseline %", "difference", "95% CI"):
-        table.add_column(column, justify="left" if column in ("rate", "model") else "right")
+    columns = ("rate", "model", "baseline", "model %", "baseline %", "difference", "95% CI",
+               "documents", "note")  # fmt: skip
+    for column in columns:
+        left = column in ("rate", "model", "baseline", "note")
+        table.add_column(column, justify="left" if left else "right", no_wrap=column != "note")
     for row in frame.itertuples(index=False):
         table.add_row(
-            row.rate, row.model, row.baseline, _pct(row.percent), _pct(row.baseline_percent),
+            row.rate, row.model, row.baseline,
+            f"{_pct(row.percent)} ({row.numerator:,}/{row.denominator:,})",
+            f"{_pct(row.baseline_percent)} ({row.baseline_numerator:,}/"
+            f"{row.baseline_denominator:,})",
             _pct(row.difference) + (" *" if row.significant else ""),
-            f"[{_pct(row.lo)}, {_pct(row.hi)}]",
+            f"[{_pct(row.lo)}, {_pct(row.hi)}]", f"{row.documents:,}", row.note or "",
         )  # fmt: skip
-    console = Console()
-    console.width = max(console.width, 100)
     console.print(table)
-    console.print("* the 95% interval of the difference excludes 0")
+    star = "* the 95% interval of the difference excludes 0; " if frame["significant"].any() else ""
+    console.print(
+        f"{star}never significant on fewer than {MIN_DOCUMENTS} documents or for a constant "
+        f"model; {NO_CORRECTION}"
+    )
 
 
 def _pct(value) -> str:
@@ -117,24 +135,21 @@ def _pct(value) -> str:
     return "–" if value is None or math.isnan(value) else f"{value:.2f}"
 
 
-def print_summary(out: Path) -> None:
-    """Rates per suite, the truth table and a few hidden-bias examples, on the terminal."""
+def print_summary(result) -> None:
+    """Rates per suite, the models on the originals, the comparison, then the three pooled
+    rates with their counts and intervals (what the gate reads), on the terminal."""
     import pandas as pd
-    from rich.console import Console
     from rich.table import Table
 
-    layout = RunLayout(str(out))
-    tables_dir = Path(layout.rq_dir(1))
-    console = Console()
-    console.width = max(console.width, 100)  # pipes default to 80 columns: too narrow for the table
-    rates = pd.read_csv(layout.rq_output(1, "rates_by_suite", "csv"))
+    console = _console()
+    rates = result.suites
     table = Table(title="Bias by suite (rates in % of valid mutants; hidden in % of biased)")
     several = rates["model"].nunique() > 1
     if several:
         table.add_column("model", no_wrap=True)
     table.add_column("suite", no_wrap=True)
     for column in ("mutants", "valid", "valid%", "biased", "error%", "hidden", "hidden%"):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", no_wrap=True)
 
     def pct(value) -> str:
         return "–" if pd.isna(value) else f"{value:.2f}"
@@ -148,12 +163,32 @@ def print_summary(out: Path) -> None:
             "–" if row.order == 1 else pct(row.hidden_rate_pct),
         )  # fmt: skip
     console.print(table)
-    truth = (tables_dir / "truth_table.md").read_text(encoding="utf-8")
-    for line in truth.splitlines():
-        if line.startswith("Hidden intersectional"):
-            console.print(line)
-    examples_path = tables_dir / "hidden_examples.md"
-    console.print(f"\nTables: {tables_dir} (truth table, examples: {examples_path.name})")
+    quality = Table(title="Models on the originals (100% of one prediction: a constant model)")
+    for column in ("model", "originals", "accuracy %", "macro-F1 %", "most frequent", "share %"):
+        quality.add_column(column, justify="left" if column == "model" else "right", no_wrap=True)
+    llm = result.quality["unparsable_share"].notna().any()
+    if llm:
+        quality.add_column("unparsable %", justify="right", no_wrap=True)
+    for q in result.quality.itertuples(index=False):
+        quality.add_row(
+            q.model, f"{q.originals:,}", pct(q.accuracy), pct(q.macro_f1), str(q.majority or "–"),
+            pct(q.constant_share), *([pct(q.unparsable_share)] if llm else []),
+        )  # fmt: skip
+    console.print(quality)
+    if result.comparison is not None:
+        print_comparison(result, console)
+    pooled = Table(title="Pooled rates (95% intervals, at least the exact binomial one)")
+    for column in ("model", "rate", "count", "percent", "95% interval", "note"):
+        pooled.add_column(column, justify="right" if column in ("count", "percent") else "left",
+                          no_wrap=True)  # fmt: skip
+    for r in result.rates.itertuples(index=False):
+        note = "too few" if r.too_few and r.denominator else ""
+        pooled.add_row(
+            r.model, r.rate, f"{r.numerator:,}/{r.denominator:,}", pct(r.percent),
+            f"[{pct(r.lo)}, {pct(r.hi)}]", note,
+        )  # fmt: skip
+    console.print(pooled)
+    console.print(f"Tables: {RunLayout(str(result.out)).rq_dir(1)}")
 
 
 def add_test(sub) -> None:
@@ -232,10 +267,27 @@ def add_test(sub) -> None:
         type=parse_threshold,
         action="append",
         default=[],
-        help="CI gate: exit with code 3 when a pooled rate exceeds PERCENT (repeatable); "
-        "RATE is atomic, intersectional, hidden, a suite (its error rate) or hidden:<suite>",
+        help=f"CI gate: exit with code {EXIT_GATE} when a pooled rate exceeds PERCENT "
+        "(repeatable); RATE is atomic, intersectional, hidden, a suite (its error rate) or "
+        f"hidden:<suite>. A gated rate on fewer than --min-count mutants, or a model that "
+        f"predicts the same for every original, cannot pass: exit code {EXIT_UNDEFINED}",
     )
-    test.add_argument("--json", metavar="PATH", default=None, help="write the summary as JSON")
+    test.add_argument(
+        "--min-count",
+        metavar="N",
+        type=at_least(1),
+        default=MIN_COUNT,
+        help=f"the gate decides a rate only on at least N mutants (its denominator; default "
+        f"{MIN_COUNT}): below that it is 'too few', neither pass nor fail; groups of the "
+        "report are marked the same way",
+    )
+    test.add_argument(
+        "--json",
+        metavar="PATH",
+        default=None,
+        help="write the summary as JSON: every rate with its counts and 95%% interval (lo, hi), "
+        "each model's accuracy and constant share, warnings, the verdict",
+    )
     test.add_argument(
         "--report",
         metavar="PATH",

@@ -11,6 +11,11 @@ thing everywhere:
 - multi-label: ``min over labels of 2·|p − 0.5|`` with ``p`` the label's sigmoid probability —
   0 when some label sits on the decision threshold, 1 when every label is certain. The label set
   is only as certain as its least certain label, hence the minimum.
+
+Logits must be finite: ``argmax`` of a NaN row is label 0 and its confidence NaN, so a model
+with broken weights would predict one label for every text with status ``ok``, pass a bias
+gate and look "unbiased" next to a working model. A NaN or infinite logit is a
+:class:`~hinter.errors.DataError` instead.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from hinter.errors import DataError
 from hinter.layout import MULTI_LABEL, TASK_TYPES
 
 
@@ -32,6 +38,13 @@ def _as_matrix(logits) -> np.ndarray:
     array = np.asarray(logits, dtype=np.float64)
     if array.ndim != 2:
         raise ValueError(f"logits must be a (texts, labels) matrix, got shape {array.shape}")
+    finite = np.isfinite(array).all(axis=1)
+    if not finite.all():
+        bad = int((~finite).sum())
+        raise DataError(
+            f"the model's logits are not finite (NaN or infinite) for {bad:,} of "
+            f"{len(array):,} texts: its weights are broken, so its predictions mean nothing"
+        )
     return array
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from hinter import io, tables
+from hinter.errors import DataError
 from hinter.models import decisions
 from hinter.models.cache import MemoryCache, PredictionCache
 from hinter.models.loading import Classifier, load_classifier
@@ -230,7 +231,10 @@ class EncoderPredictor:
 
     def rows(self, text_ids, kind, keys, outputs, statuses) -> pa.Table:
         logits = _stack(keys, outputs, self.clf.n_labels)
-        return prediction_rows(text_ids, kind, logits, statuses, self.clf.task_type)
+        try:  # non-finite logits are refused (decisions), never kept as predictions
+            return prediction_rows(text_ids, kind, logits, statuses, self.clf.task_type)
+        except DataError as exc:
+            raise DataError(f"model {self.metadata['model']}: {exc}") from None
 
     def close(self) -> None:
         self.engine.cache.close()

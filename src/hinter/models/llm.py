@@ -327,10 +327,11 @@ class LLMPredictor:
             cost += est["max_cost_usd"]
         total["max_cost_usd"] = round(cost, 4)
         log.info(
-            "dry estimate for %s (%s): %d requests to send (%d in the response cache), "
-            "%d prompt tokens, at most %d completion tokens, at most $%.4f",
-            self.name, self.variant.name, total["to_send"], total["cached"],
-            total["prompt_tokens"], total["max_completion_tokens"], total["max_cost_usd"],
+            "dry estimate for %s (%s): %s requests to send (%s in the response cache), "
+            "%s prompt tokens, at most %s completion tokens, at most $%.4f",
+            self.name, self.variant.name, f"{total['to_send']:,}", f"{total['cached']:,}",
+            f"{total['prompt_tokens']:,}", f"{total['max_completion_tokens']:,}",
+            total["max_cost_usd"],
         )  # fmt: skip
         self.backend.check_budget(total)
         return total
@@ -338,7 +339,7 @@ class LLMPredictor:
     def close(self) -> None:
         summary = getattr(self.backend, "summary", None)
         if summary is not None:
-            log.info("%s (%s) API usage: %s", self.name, self.variant.name, summary())
+            log.info("%s (%s) API usage: %s", self.name, self.variant.name, usage_line(summary()))
         self.engine.cache.close()
         self.backend.close()
 
@@ -467,3 +468,21 @@ def read_track_windows(path: str | Path, docs_path: str | Path) -> tuple[TableWi
     excluded = [row["doc_id"] for row in windows if row["excluded"]]
     window = TableWindow(ends, meta.get("name", "prompt"), int(meta.get("max_tokens", 0)))
     return window, excluded
+
+
+def usage_line(summary: Mapping[str, Any]) -> str:
+    """An API backend's usage (``OpenAIChat.summary``) as one readable line: requests answered
+    (sent now, from the response cache), tokens, cost, retries and failures."""
+
+    def count(key: str) -> str:
+        return f"{int(summary.get(key) or 0):,}"
+
+    requests, sent = int(summary.get("requests") or 0), int(summary.get("sent") or 0)
+    parts = [
+        f"{requests:,} requests ({sent:,} sent, {max(requests - sent, 0):,} cached answers)",
+        f"{count('prompt_tokens')} prompt and {count('completion_tokens')} completion tokens",
+        f"cost ${float(summary.get('cost_usd') or 0):.4f} "
+        f"(${float(summary.get('sent_cost_usd') or 0):.4f} sent now)",
+        f"{count('retries')} retries, {count('failed')} failed",
+    ]
+    return "; ".join(parts)

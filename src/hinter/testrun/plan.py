@@ -12,7 +12,7 @@ from typing import Any
 
 from hinter import config, io, plan
 from hinter.errors import ConfigError, HinterError
-from hinter.gate import Threshold
+from hinter.gate import MIN_COUNT, Threshold
 from hinter.inputs import DATASET, InputFile
 from hinter.paths import RESOURCES
 from hinter.testrun.outdir import LOCK, writable_folder
@@ -63,6 +63,7 @@ class Options:
     tokenizer: str | None = None
     prices: tuple[float, float] | None = None  # USD per million input, output tokens
     max_cost_usd: float | None = None
+    min_count: int | None = None  # the gate's minimum denominator (None: gate.MIN_COUNT)
 
     def settings(self) -> dict[str, Any]:
         """The workflow config sections this run uses: what was given, the schema's defaults
@@ -120,6 +121,7 @@ class TestPlan:
     settings: dict[str, Any]
     data: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+    min_count: int = MIN_COUNT  # the gate's minimum denominator (--min-count)
 
     @property
     def orders(self) -> list[int]:
@@ -268,6 +270,15 @@ def _output_paths(o: Options, models: Sequence[Path], names: Sequence[str], data
     return out, cache_dir, json_path, report_path
 
 
+def check_min_count(value: Any) -> int:
+    """``--min-count``: a whole number of mutants, at least 1 (None: the gate's default)."""
+    if value is None:
+        return MIN_COUNT
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise HinterError(f"--min-count: {value!r} is not a whole number of at least 1")
+    return value
+
+
 def prepare(o: Options) -> TestPlan:
     """Check every option, the model folders, the parser and the texts; write nothing.
 
@@ -281,6 +292,7 @@ def prepare(o: Options) -> TestPlan:
     attributes, orders = settings["attributes"], settings["mutation"]["orders"]
     suites = suites_for(attributes, orders)
     check_thresholds(list(o.fail_above), [s.name for s in suites])
+    min_count = check_min_count(o.min_count)
 
     from hinter.testrun import llm
 
@@ -362,6 +374,7 @@ def prepare(o: Options) -> TestPlan:
         thresholds=list(o.fail_above),
         settings=settings,
         data=str(o.data),
+        min_count=min_count,
     )
 
 

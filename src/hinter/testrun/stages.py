@@ -215,6 +215,9 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
         logger.removeHandler(handler)
         logger.setLevel(level)
         logger.propagate = propagate
+    summary = getattr(getattr(predictor, "backend", None), "summary", None)
+    if summary is not None:  # requests, tokens, cost: for the report and --json
+        p.extra.setdefault("usage", {})[model.name] = summary()
 
 
 def _judge(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict, validity: dict):

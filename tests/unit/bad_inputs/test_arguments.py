@@ -142,6 +142,14 @@ CASES = [
         r"--fail-above: unknown rate 'bogus' \(known: atomic, intersectional, hidden",
         hinter_test("--fail-above", "bogus=5"),
     ),
+    # review 2026-11-28 (P4): the gate's minimum count of mutants is a whole number >= 1
+    Case("min-count-zero", 1, r"--min-count: .*got 0", hinter_test("--min-count", "0")),
+    Case(
+        "min-count-not-number",
+        1,
+        r"--min-count: expected an integer, got 'few'",
+        hinter_test("--min-count", "few"),
+    ),
     Case(
         "fail-above-twice",
         1,
