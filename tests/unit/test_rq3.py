@@ -381,3 +381,20 @@ def test_rq2_rq3_and_group_captions_quote_the_papers_numbers(repo):
     grammar = render(2, "grammar_scores")
     assert "78.73%" in grammar and "harper" in grammar and "1000 resamples" in grammar
     assert "35/76" in render(1, "group_bias") and "35/76" in render(1, "fig_groups")
+
+
+def test_fig7_caption_reports_the_share_discarded_by_the_artifacts_sentence_cap(tmp_path):
+    """G2: the too_long discards of the validity summaries, per dataset and pooled, in Fig. 7's
+    table caption, named as the original artifact's cap (a summary without the column: none)."""
+    shards, summaries = validity_inputs(tmp_path)
+    read = rq3.read_summaries(summaries)
+    assert set(read["too_long"]) == {0}  # old summaries: no too_long column, counted 0
+    discarded = read.assign(d=read["generated"] - read["valid"]).groupby("dataset")["d"].sum()
+    planted = read.assign(too_long=(read["dataset"] == "scotus") * 2)
+    text = rq3.too_long_sentence(planted, ["scotus", "imdb"])
+    total = int(discarded.sum())
+    assert f"4 of {total} discarded mutants ({100 * 4 / total:.1f}%" in text
+    assert f"4 of {int(discarded['scotus'])}" in text and f"0 of {int(discarded['imdb'])}" in text
+    assert "original artifact's cap, not Alg. 3's" in text
+    doc = rq3.validity(rq3.document_validity(shards), planted, ["scotus", "imdb"], BOOT).markdown
+    assert "Discarded as too_long" in doc and "docs/reconciliation.md" in doc

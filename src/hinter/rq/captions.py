@@ -31,6 +31,7 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         "mutation_mode": mutation["mode"],
         "caps": "; ".join(caps) or "none",
         "invariant": "on" if invariant["enabled"] else "off (every mutant is valid)",
+        "sentence_cap": sentence_cap(invariant),
         "parser": str(config["parser"]["pipeline"]),
         "threshold": oracle["confidence_threshold"],
         "examples": oracle["examples"],
@@ -38,6 +39,19 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         **_statistics_and_grammar(config),
         **_rq456_settings(config),
     }
+
+
+def sentence_cap(invariant: dict[str, Any]) -> str:
+    """The invariant's sentence cap as the RQ3 captions quote it: the cap is the original
+    artifact's (``limit_sentence_length=500``), not Alg. 3's, and a caption says so (review
+    2026-11-28 G2)."""
+    cap = invariant.get("max_sentence_chars", 500)
+    if cap is None:
+        return "none (invariant.max_sentence_chars: null, as Alg. 3)"
+    return (
+        f"a changed sentence over {cap} characters discards its mutant unparsed (too_long; "
+        "the original artifact's cap, Alg. 3 has none; null turns it off)"
+    )
 
 
 def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:
