@@ -398,3 +398,30 @@ def test_fig7_caption_reports_the_share_discarded_by_the_artifacts_sentence_cap(
     assert "original artifact's cap, not Alg. 3's" in text
     doc = rq3.validity(rq3.document_validity(shards), planted, ["scotus", "imdb"], BOOT).markdown
     assert "Discarded as too_long" in doc and "docs/reconciliation.md" in doc
+
+
+def test_rq3_grammar_all_rows_leave_out_the_three_attribute_suite(tmp_path):
+    """G14: a scored N=3 text (RQ5's suite) must not enter RQ3.3's pooled ``all`` rows, which
+    paper_vs_run compares with the paper's 73.40 − 78.44."""
+    rows = sample(4)
+    base = score_rows(rows)
+    extra = [
+        dict(kind="mutant", doc_id="d0", order=3, valid=False, biased=True, words=10, issues=9)
+    ]
+    with_n3 = score_rows(rows + extra)
+    paths = []
+    for name, table in (("base", base), ("n3", with_n3)):
+        path = tmp_path / f"{name}.parquet"
+        io.write_parquet(table, path, SCORES)
+        paths.append(path)
+    shards, summaries = validity_inputs(tmp_path / "v")
+    run = make_rich_run(tmp_path / "run")
+
+    def grammar(path):
+        return rq3.build_tables(
+            shards=shards, summaries=summaries, outcome_files=run.outcome_files,
+            score_files=[ScoreFile("bert", "imdb", path)], datasets=["scotus", "imdb"],
+            boot=BOOT,
+        )["grammar_validity"].data  # fmt: skip
+
+    assert grammar(paths[1]).equals(grammar(paths[0]))

@@ -531,6 +531,13 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
 # Writing the tables
 
 
+def _rq3_orders(score_files: Sequence[ScoreFile]) -> pd.DataFrame:
+    """The scored texts of order N ≤ :data:`RQ_ORDER`: RQ3.3's pooled ``all`` rows must not
+    mix in RQ5's three-attribute suite (review 2026-11-28 G14)."""
+    frame = scores.read_scores(score_files)
+    return frame[frame["order"].astype(int) <= RQ_ORDER].reset_index(drop=True)
+
+
 def build_tables(
     *,
     shards: Sequence[ValidityShard],
@@ -554,7 +561,7 @@ def build_tables(
         "positives": lambda: positives(
             document_positives(outcome_files), models, datasets, boot, discarded_models
         ),
-        "grammar_validity": lambda: grammar_validity(scores.read_scores(score_files), boot),
+        "grammar_validity": lambda: grammar_validity(_rq3_orders(score_files), boot),
     }
     return {name: builders[name]() for name in TABLES}
 
