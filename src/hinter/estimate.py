@@ -205,24 +205,15 @@ def measured_costs(run_dir: str | Path) -> dict[str, dict[str, float]]:
 # --------------------------------------------------------------------------- workload
 
 
-def _split_sizes(config: Mapping[str, Any], dataset: str) -> Mapping[str, float]:
-    """A dataset's split sizes: the demo's, a user dataset's files', else the paper's."""
-    data = config["data"]
-    user = stages.user_facts(config, dataset)
-    if user is not None:
-        return {k[len("split_") :]: v for k, v in user.items() if k.startswith("split_")}
-    return data["demo"]["documents"] if data["source"] == "demo" else FACTS[dataset].split_sizes
-
-
 def tested_documents(config: Mapping[str, Any], dataset: str) -> int:
     data = config["data"]
-    sizes = _split_sizes(config, dataset)
+    sizes = stages.split_sizes(config, dataset, FACTS)
     n = sum(sizes.get(split, 0) for split in data["test_splits"])
     return min(n, data["max_documents"]) if data.get("max_documents") else n
 
 
 def train_documents(config: Mapping[str, Any], dataset: str) -> int:
-    return int(_split_sizes(config, dataset).get("train", 0))
+    return int(stages.split_sizes(config, dataset, FACTS).get("train", 0))
 
 
 def document_chars(config: Mapping[str, Any], dataset: str) -> float:
@@ -455,8 +446,12 @@ def project(
             shape = encoder_shape(encoder)
             if on_cpu:
                 shape = stages.encoder_size(encoder, shape) if not encoder.get("size") else shape
-                tokens = min(tokens, per_dataset_length(training, ds))
-                _cpu_encoder(out, config, costs, run, texts, tokens, shape, shards)
+                tokens = min(tokens, stages.per_dataset(training, ds)["max_length"])
+                per_text = stages.cpu_encoder_seconds(
+                    encoder_flops(tokens, shape), encoder_flops(512), costs
+                )
+                stages.cpu_encoder_stage(out, config, run, texts, per_text, shards,
+                                         train_documents(config, ds))  # fmt: skip
                 continue
             per_text = encoder_flops(tokens, shape) / (
                 spec["tflops"] * 1e12 * UTILISATION["encoder_inference"]
@@ -494,15 +489,9 @@ def project(
                 tested = plan.variant_suites(config, ds, run.track, run.model, variant)
                 n = predicted_texts(config, ds, run.track, tested, run.model, shares)
                 if on_cpu and not api:
-                    sampled = plan.decoding(dict(config), run.model, variant) is not None
-                    if Variant.from_name(variant).run > 1 and not sampled:
-                        continue  # read from the prediction cache
-                    tokens = document + around + answer
-                    cpu_s = n * stages.cpu_llm_seconds(tokens, size["params"], costs)
-                    for _ in range(shards):
-                        out.stage("predict (local LLMs)", "CPU, batched engine").add(
-                            n / shards, cpu_s / shards
-                        )
+                    cpu_s = n * stages.cpu_llm_seconds(document + around + answer,
+                                                       size["params"], costs)  # fmt: skip
+                    stages.cpu_llm_stage(out, config, run.model, variant, n, cpu_s, shards)
                     continue
                 sampled = plan.decoding(dict(config), run.model, variant) is not None
                 cached = Variant.from_name(variant).run > 1 and not api and not sampled
@@ -520,40 +509,8 @@ def project(
                         )
         for _ in suites:
             out.stage("outcomes", "not modelled (seconds)").add(0)
-    add_analysis_stages(out, config)
+    stages.add_analysis_stages(out, config, document_chars, tested_documents, JOB_OVERHEAD_CPU_S)
     return out
-
-
-def per_dataset_length(training: Mapping[str, Any], dataset: str) -> float:
-    """The tokens an encoder is trained and run at on ``dataset`` (``max_length``)."""
-    return float({**training, **training.get("per_dataset", {}).get(dataset, {})}["max_length"])
-
-
-def _cpu_encoder(out, config, costs, run, texts, tokens, shape, shards) -> None:
-    """An encoder's training and predictions on CPU (``--device cpu``), at the measured
-    bert-base cost scaled by FLOPs; training once per (model, dataset), every epoch."""
-    reference = encoder_flops(stages.MEASURED_ENCODER_TOKENS)
-    per_text = stages.cpu_encoder_seconds(encoder_flops(tokens, shape), reference, costs)
-    encoder = config["models"]["encoders"][run.model]
-    if encoder.get("init") != "finetuned":
-        training = config["models"]["training"]
-        epochs = {**training, **training.get("per_dataset", {}).get(run.dataset, {})}["epochs"]
-        docs = train_documents(config, run.dataset) * epochs
-        out.stage("train_encoder", "CPU, every epoch").add(
-            docs, docs * per_text * stages.TRAINING_FACTOR
-        )
-    for _ in range(shards):
-        out.stage("predict (encoders)", "CPU").add(texts / shards, texts / shards * per_text)
-
-
-def add_analysis_stages(out: Projection, config: Mapping[str, Any]) -> None:
-    """The grammar scoring and RQ-table stages (review 2026-11-28 G9), CPU only."""
-    for _, texts, seconds in stages.grammar_jobs(config, document_chars):
-        out.stage("grammar_scores", "Harper, measured per character").add(
-            texts, JOB_OVERHEAD_CPU_S + seconds
-        )
-    for rq, seconds in stages.rq_table_seconds(config, tested_documents).items():
-        out.stage("rq_tables", "bootstraps, coarse").add(rq, JOB_OVERHEAD_CPU_S + seconds)
 
 
 # --------------------------------------------------------------------------- report
@@ -587,15 +544,8 @@ def report(
     gpu_h = sum(s.gpu_hours for s in projection.stages.values())
     dates = sorted({entry["date"] for entry in costs.values()})
     if projection.gpu == "cpu":
-        return "\n".join(
-            [*rows, "", f"DAG: {projection.jobs} jobs in the modelled rules; "
-             f"{_human(projection.mutants)} generated mutants",
-             f"total: {cpu_h:,.2f} CPU-hours, no GPU; on {cores} cores at full use: "
-             f"{cpu_h / cores * 60:,.0f} min of wall time (a lower bound: jobs wait on each "
-             "other, and a shared machine gives less)",
-             f"CPU costs measured {', '.join(dates)} ({UNIT_COSTS.name}); valid shares "
-             f"{shares_source}"]
-        )  # fmt: skip
+        head = f"DAG: {projection.jobs} jobs; {_human(projection.mutants)} generated mutants"
+        return stages.cpu_report(rows, head, cpu_h, cores, dates, UNIT_COSTS.name, shares_source)
     rows += [
         "",
         f"DAG: {projection.jobs} jobs in the modelled rules; "
@@ -617,17 +567,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--configfile", default=str(REPO_ROOT / "config" / "config.yaml"))
     parser.add_argument("--gpu", default=PLANNING_GPU, choices=sorted(GPUS))
     parser.add_argument("--costs", default=str(UNIT_COSTS), help="measured unit costs (JSON)")
-    parser.add_argument(
-        "--valid-shares",
-        default="paper",
-        choices=stages.SHARE_SOURCES,
-        help="the invariant's pass rates per order: the paper's (002 Table 5) or measured by "
-        "this workflow on real text (resources/costs/valid_shares.json)",
-    )
-    parser.add_argument(
-        "--device", default="gpu", choices=("gpu", "cpu"), help="where the models run"
-    )
-    parser.add_argument("--cores", type=int, default=2, help="with --device cpu: cores for wall")
+    stages.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> str:

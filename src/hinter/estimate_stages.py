@@ -49,7 +49,6 @@ RQ6_THRESHOLD_GROUPS = 12 * 2  # RQ6.3: 12 thresholds x 2 rules, each a full tab
 KNOWN_ENCODERS = {
     "minilm-l6": {"params": 6 * (4 * 384**2 + 2 * 384 * 1536), "layers": 6, "hidden": 384},
 }
-MEASURED_ENCODER_TOKENS = 512  # encoder_predict_cpu: bert-base size at 512 tokens
 MEASURED_LLM_TOKENS = 1024 + 10  # llm_prompt_cpu(_engine): a 1,024-token prompt + 10 generated
 TRAINING_FACTOR = 3.0  # forward + backward ~ 3x the forward pass
 
@@ -172,6 +171,32 @@ def rq_table_seconds(config: Mapping[str, Any], tested_documents) -> dict[int, f
 # --------------------------------------------------------------------------- CPU inference
 
 
+def per_dataset(training: Mapping[str, Any], dataset: str) -> dict[str, Any]:
+    """The training settings of ``dataset`` (``models.training`` with its ``per_dataset``)."""
+    return {**training, **training.get("per_dataset", {}).get(dataset, {})}
+
+
+def cpu_encoder_stage(out, config, run, texts, per_text, shards, train_docs) -> None:
+    """An encoder's training (once per model and dataset, every epoch, at
+    :data:`TRAINING_FACTOR` times a prediction) and predictions on CPU (``--device cpu``)."""
+    encoder = config["models"]["encoders"][run.model]
+    if encoder.get("init") != "finetuned":
+        docs = train_docs * per_dataset(config["models"]["training"], run.dataset)["epochs"]
+        out.stage("train_encoder", "CPU, every epoch").add(docs, docs * per_text * TRAINING_FACTOR)
+    for _ in range(shards):
+        out.stage("predict (encoders)", "CPU").add(texts / shards, texts / shards * per_text)
+
+
+def add_analysis_stages(out, config, document_chars, tested_documents, overhead_s) -> None:
+    """The grammar scoring and RQ-table stages (review 2026-11-28 G9), CPU only."""
+    for _, texts, seconds in grammar_jobs(config, document_chars):
+        out.stage("grammar_scores", "Harper, measured per character").add(
+            texts, overhead_s + seconds
+        )
+    for rq, seconds in rq_table_seconds(config, tested_documents).items():
+        out.stage("rq_tables", "bootstraps, coarse").add(rq, overhead_s + seconds)
+
+
 def encoder_size(spec: Mapping[str, Any], default: Mapping[str, float]) -> dict[str, float]:
     """A pretrained encoder's size by a word of its checkpoint (``KNOWN_ENCODERS``)."""
     name = str(spec.get("checkpoint", "")).lower()
@@ -195,6 +220,15 @@ def cpu_llm_seconds(tokens: float, params: float, costs: Mapping[str, Any]) -> f
 
 
 # --------------------------------------------------------------------------- user datasets
+
+
+def split_sizes(config: Mapping[str, Any], dataset: str, facts) -> Mapping[str, float]:
+    """A dataset's split sizes: the demo's, a user dataset's files', else the paper's."""
+    data = config["data"]
+    user = user_facts(config, dataset)
+    if user is not None:
+        return {k[len("split_") :]: v for k, v in user.items() if k.startswith("split_")}
+    return data["demo"]["documents"] if data["source"] == "demo" else facts[dataset].split_sizes
 
 
 def user_facts(config: Mapping[str, Any], dataset: str) -> dict[str, float] | None:
@@ -245,3 +279,45 @@ def _file_facts(files: tuple, text: str, holdout: float | None) -> dict[str, flo
     out = {**{f"split_{k}": v for k, v in sizes.items()}, "chars": chars / max(rows, 1)}
     _FACTS_CACHE[key] = out
     return out
+
+
+def cpu_llm_stage(out, config, model, variant, n, cpu_s, shards) -> None:
+    """A local LLM's prompts of one variant on CPU; a repeated greedy run is read from the
+    prediction cache (free), a sampled one is computed again."""
+    from hinter.layout import Variant
+
+    sampled = plan.decoding(dict(config), model, variant) is not None
+    if Variant.from_name(variant).run > 1 and not sampled:
+        return
+    for _ in range(shards):
+        out.stage("predict (local LLMs)", "CPU, batched engine").add(n / shards, cpu_s / shards)
+
+
+def cpu_report(rows, head, cpu_h, cores, dates, costs_name, shares_source) -> str:
+    """The report of a CPU projection: its wall time on ``cores`` cores at full use."""
+    return "\n".join(
+        [
+            *rows,
+            "",
+            head,
+            f"total: {cpu_h:,.2f} CPU-hours, no GPU; on {cores} cores at full use: "
+            f"{cpu_h / cores * 60:,.0f} min of wall time (a lower bound: jobs wait on each "
+            "other, and a shared machine gives less)",
+            f"CPU costs measured {', '.join(dates)} ({costs_name}); valid shares {shares_source}",
+        ]
+    )
+
+
+def add_arguments(parser) -> None:
+    """``hinter estimate``'s options of this module: pass rates, device, cores."""
+    parser.add_argument(
+        "--valid-shares",
+        default="paper",
+        choices=SHARE_SOURCES,
+        help="the invariant's pass rates per order: the paper's (002 Table 5) or measured by "
+        "this workflow on real text (resources/costs/valid_shares.json)",
+    )
+    parser.add_argument(
+        "--device", default="gpu", choices=("gpu", "cpu"), help="where the models run"
+    )
+    parser.add_argument("--cores", type=int, default=2, help="with --device cpu: cores for wall")
