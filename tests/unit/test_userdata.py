@@ -323,3 +323,24 @@ def test_named_fewshot_examples_are_the_prompts_and_not_the_papers_unless_their_
     assert digests != [text_digest(n["text"]) for n in named]
     with pytest.raises(DataError, match="2 few-shot examples named, not 3"):
         named_examples(spec, named[:2])
+
+
+def test_rq1_captions_say_whose_fewshot_examples_each_prompt_shows(files):
+    """G4: the caption line is the paper's for a hub dataset, the named files for a user
+    dataset naming them, and a stand-in warning for one that names none."""
+    from hinter.rq import captions
+
+    llm = {"lm": {"backend": "transformers", "model": "x", "datasets": ["reviews", "imdb"],
+                  "max_new_tokens": {"reviews": 5, "imdb": 7}}}  # fmt: skip
+    (files / "ex.txt").write_text("A fine film.")
+    fewshot = [{"file": "ex.txt", "label": "pos"}, {"id": "train-000001"},
+               {"file": "ex.txt", "label": "neg"}]  # fmt: skip
+    prompt = str(REPO / "config/test/data/reviews-prompt.yaml")
+    for named, want in ((fewshot, "reviews: named in the config (ex.txt, train-000001, ex.txt)"),
+                        (None, "reviews: none named; the paper's if the train split holds them, "
+                               "else the first train rows")):  # fmt: skip
+        cfg = _config(files, prompt=prompt, fewshot=named)
+        cfg["datasets"].append("imdb")
+        cfg["models"] = {"llms": llm}
+        text = captions.fewshot(validate_config(cfg, base_dir=files))
+        assert "imdb: the paper's (001 Table 8)" in text and want in text
