@@ -396,8 +396,14 @@ def test_fig7_caption_reports_the_share_discarded_by_the_artifacts_sentence_cap(
     assert f"4 of {total} discarded mutants ({100 * 4 / total:.1f}%" in text
     assert f"4 of {int(discarded['scotus'])}" in text and f"0 of {int(discarded['imdb'])}" in text
     assert "original artifact's cap, not Alg. 3's" in text
-    doc = rq3.validity(rq3.document_validity(shards), planted, ["scotus", "imdb"], BOOT).markdown
-    assert "Discarded as too_long" in doc and "docs/reconciliation.md" in doc
+    table = rq3.validity(rq3.document_validity(shards), planted, ["scotus", "imdb"], BOOT)
+    assert "Discarded as too_long" in table.markdown and "docs/reconciliation.md" in table.markdown
+    rows = table.data.set_index(["dataset", "track", "mutation"])["too_long"]
+    assert rows[("scotus", "All", "all")] == 4 and rows[("All", "All", "all")] == 4
+    assert rows[("scotus", "All", "atomic")] == 2 and rows[("imdb", "All", "all")] == 0
+    fig = rq3_plots.validity_figure(table.data)
+    notes = " ".join(t.get_text() for ax in fig.axes for t in [*ax.texts, *ax.get_xticklabels()])
+    assert "4 too long" in notes
 
 
 def test_rq3_grammar_all_rows_leave_out_the_three_attribute_suite(tmp_path):

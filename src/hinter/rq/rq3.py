@@ -74,6 +74,7 @@ VALIDITY_COLUMNS = [
     "vs_atomic_high",
     "vs_atomic_p_value",
     "vs_atomic_significant",
+    "too_long",  # discarded by the sentence cap (the original artifact's), never parsed
 ]
 _PCT = [
     f"{n}_pct{s}"
@@ -160,6 +161,21 @@ def _kind_comparison(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
     )[columns]
 
 
+def _too_long(totals: pd.DataFrame, summaries: pd.DataFrame) -> list[int]:
+    """Per row of Fig. 7's table (dataset, track, mutation kind, pooled as ``All``/``all``),
+    the mutants the sentence cap discarded, from the validity summaries' per-suite counts."""
+    if "too_long" not in summaries.columns or summaries.empty:
+        return [0] * len(totals)
+    s = summaries.assign(mutation=[kind_of(suite_order(x), 2) for x in summaries["suite"]])
+    out = []
+    for d, tr, m in zip(totals["dataset_label"], totals["track"], totals["mutation"], strict=True):
+        sel = (s["dataset"] == d) | (d == ALL)
+        sel &= (s["track"] == tr) | (tr == ALL)
+        sel &= (s["mutation"] == m) | (m == EVERY)
+        out.append(int(s.loc[sel, "too_long"].sum()))
+    return out
+
+
 def too_long_sentence(summaries: pd.DataFrame, datasets: Sequence[str]) -> str:
     """How many discards the sentence cap decided (reason ``too_long``, never parsed): the cap
     is the original artifact's, Alg. 3 has none (review 2026-11-28 G2), so the share says how
@@ -226,6 +242,7 @@ def validity(
     totals["low"] = 100 * (1 - found["high"].to_numpy())
     totals["high"] = 100 * (1 - found["low"].to_numpy())
     totals = totals.merge(_kind_comparison(view, boot), on=by, how="left")
+    totals["too_long"] = _too_long(totals, summaries)
     totals = totals.rename(columns={"dataset_label": "dataset"})
     tracks = sorted(set(frame["track"]))
     totals = in_order(
