@@ -332,12 +332,12 @@ def test_a_venn_diagram_without_any_bias_is_said_not_a_crash():
     assert "No bias-inducing original in any of its sets." in table.markdown
 
 
-def test_a_capped_runs_parents_in_intersectional_files_count_for_fig9b_and_fig10(tmp_path):
+def test_a_capped_runs_parents_in_intersectional_files_count_for_fig9b_and_fig10(run, tmp_path):
     """G11: with a per-document cap the atomic suites keep a sample, and the parents of the
     kept intersectional mutants live in the intersectional file only (their verdicts in its
     parent_* lists). Fig. 9b and Fig. 10's atomic sets must count them (once each), so a run
     whose truth table shows E,E,B never says "no bias-inducing mutants" in Fig. 9b."""
-    full = _run(tmp_path / "full")
+    full = run  # the atomic suites hold every parent
     capped = make_rich_run(tmp_path / "capped")
     inter = Suite("inter-race+gender")
     for doc, m, parents in [
@@ -353,11 +353,11 @@ def test_a_capped_runs_parents_in_intersectional_files_count_for_fig9b_and_fig10
     capped.add("gpt", "imdb", "inter-race+gender", [inter])
     capped.add("gpt", "imdb", "atomic-race", [race])
 
-    def fig9b_and_venn(run):
-        files = run.outcome_files
+    def fig9b_and_venn(which):
+        files = which.outcome_files
         models = list(dict.fromkeys(f.model for f in files))
         datasets = list(dict.fromkeys(f.dataset for f in files))
-        tables = rq4.build_tables(files, models, datasets, STATS)
+        tables = rq4.build_tables(files, models, datasets, {**STATS, "resamples": 10})
         total = tables["counterparts"].data
         total = total[total["model"] == "Total"].set_index(["population", "condition"])
         venn = tables["venn"].data
