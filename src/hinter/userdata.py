@@ -214,6 +214,7 @@ def check_declarations(
                             f"config key '{key}.{what}': column {spec[what]!r} not in {value} "
                             f"(columns: {', '.join(map(str, columns[:12]))})"
                         )
+        check_fewshot(spec, base_dir, key)
         if name in llm_datasets:
             if prompt_file(name, spec, base_dir) is None:
                 raise ConfigError(
@@ -229,6 +230,80 @@ def check_declarations(
                             f"config key 'sensitivity.prompts': {name}'s prompt file has no "
                             f"template {template!r} (known: {', '.join(templates)})"
                         )
+
+
+def check_fewshot(spec: Mapping[str, Any], base_dir: str | Path, key: str) -> None:
+    """The named few-shot examples (``fewshot``): as many as a prompt has, each a readable text
+    file with known label names, or a train row id (checked against the split at load)."""
+    from hinter.prompt_spec import N_EXAMPLES
+
+    items = spec.get("fewshot")
+    if items is None:
+        return
+    if len(items) != N_EXAMPLES:
+        raise ConfigError(
+            f"config key '{key}.fewshot': {len(items)} examples; a prompt has {N_EXAMPLES}"
+        )
+    names = label_names(spec, base_dir, key)
+    for i, item in enumerate(items):
+        ikey = f"{key}.fewshot.{i}"
+        if ("file" in item) == ("id" in item):
+            raise ConfigError(f"config key '{ikey}': give either file (with label) or id")
+        if "id" in item:
+            if "label" in item:
+                raise ConfigError(f"config key '{ikey}.label': an id takes its row's labels")
+            continue
+        if "label" not in item:
+            raise ConfigError(f"config key '{ikey}.label': a few-shot file needs its label")
+        path = resolve(item["file"], base_dir)
+        if not path.is_file():
+            raise ConfigError(f"config key '{ikey}.file': file {item['file']} not found")
+        for label in str(item["label"]).split(spec["label_separator"]):
+            if label.strip() not in names:
+                raise ConfigError(
+                    f"config key '{ikey}.label': {label.strip()!r} is not one of the labels "
+                    f"({', '.join(names[:12])})"
+                )
+
+
+def fewshot_record(
+    spec: Mapping[str, Any], train: pa.Table, names: list[str], base_dir: str | Path, where: str
+) -> list[dict] | None:
+    """The named few-shot examples as ``meta.json`` records (doc_id, text, labels, source): a
+    file's text byte for byte (never added to a split: the encoders train on the split as
+    given), a train row's by its id (a missing id is a :class:`DataError`)."""
+    items = spec.get("fewshot")
+    if items is None:
+        return None
+    ids = train.column("doc_id").to_pylist()
+    out = []
+    for i, item in enumerate(items):
+        if "id" in item:
+            if item["id"] not in ids:
+                raise DataError(
+                    f"{where}: few-shot id {item['id']!r} is not a row of the train split "
+                    f"({len(ids)} rows, ids train-000000…)"
+                )
+            row = ids.index(item["id"])
+            out.append(
+                {
+                    "doc_id": item["id"],
+                    "text": train.column("text")[row].as_py(),
+                    "labels": train.column("labels")[row].as_py(),
+                    "source": f"train row {item['id']}",
+                }
+            )
+            continue
+        path = resolve(item["file"], base_dir)
+        text = path.read_bytes().decode("utf-8")
+        if not text.strip():
+            raise DataError(f"{item['file']}: a few-shot example has no text")
+        labels = [names.index(x.strip()) for x in str(item["label"]).split(spec["label_separator"])]
+        out.append(
+            {"doc_id": f"fewshot-{i}", "text": text, "labels": sorted(labels),
+             "source": str(item["file"])}
+        )  # fmt: skip
+    return out
 
 
 def prompt_file(name: str, spec: Mapping[str, Any], base_dir: str | Path) -> Path | None:
@@ -278,6 +353,7 @@ def input_files(dataset: str, cfg: Mapping[str, Any], base_dir: str | Path) -> l
     for key in ("labels", "display_names"):
         if isinstance(spec.get(key), str):
             out.append(str(resolve(spec[key], base_dir)))
+    out += [str(resolve(x["file"], base_dir)) for x in spec.get("fewshot") or [] if "file" in x]
     prompt = own_prompt(dataset, cfg, base_dir)
     return out + ([prompt] if prompt else [])
 
@@ -470,6 +546,9 @@ def prepare(name: str, spec: Mapping[str, Any], out_dir: str | Path, base_dir: s
     if spec.get("display_names") is not None:
         shown = {"labels": spec["display_names"]}
         meta["display_names"] = label_names(shown, base_dir, key, "display_name")
+    fewshot = fewshot_record(spec, split_tables["train"], names, base_dir, f"{name}/train")
+    if fewshot is not None:
+        meta["fewshot"] = fewshot
     data.write_dataset(out_dir, split_tables, meta)
     return meta
 

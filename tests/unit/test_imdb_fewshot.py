@@ -140,3 +140,35 @@ def test_a_found_review_with_another_label_stops_the_run(hub_train, tmp_path):
     io.write_parquet(relabelled, bad, tables.DOCUMENTS)
     with pytest.raises(DataError, match=r"imdb few-shot example: aclImdb/train/pos/4120_9\.txt"):
         load_prompt("imdb", "default", meta, bad, from_hub=True)
+
+
+def test_the_sample_configs_named_fewshot_files_give_the_papers_prompt(tmp_path, caplog):
+    """G4: config/sample.yaml names the three Table 8 files for its user dataset ``imdb``: the
+    data stage records them (byte for byte, labels from the label names) and the prompt shows
+    them as the paper's, found by their digests, with no fallback warning; without the key the
+    sample's train split lacks them, so the stand-ins are used and a warning says so."""
+    import yaml
+
+    from hinter import userdata
+    from hinter.config import validate_config
+
+    text = (REPO / "config" / "sample.yaml").read_text(encoding="utf-8")
+    raw = yaml.safe_load(text.replace("../shared/real", str(REAL.parent)))  # wherever it lies
+    raw["dictionary"]["sbic"]["folder"] = str(REPO)  # not read here
+    cfg = validate_config(raw, base_dir=REPO)
+    spec = cfg["user_datasets"]["imdb"]
+    meta = userdata.prepare("imdb", spec, tmp_path / "imdb", REPO)
+    texts = _fewshot_texts()
+    assert [r["text"] for r in meta["fewshot"]] == [texts[f] for f in FEWSHOT]
+    assert [r["labels"] for r in meta["fewshot"]] == [[label] for _, label in FEWSHOT.values()]
+    prompt_spec = load_prompt_spec("imdb")
+    train = pq.read_table(tmp_path / "imdb" / "train.parquet")
+    with caplog.at_level("WARNING"):
+        examples = resolve_examples(prompt_spec, train, named=meta["fewshot"])
+    assert all(e.by_content for e in examples) and not caplog.records
+    names = display_names("imdb", PROMPTS_DIR.parent / "labels")
+    assert check_paper_examples(prompt_spec, examples, names) == []
+    with caplog.at_level("WARNING"):
+        stand_ins = resolve_examples(prompt_spec, train)
+    assert not any(e.by_content for e in stand_ins)
+    assert "not the paper's" in caplog.text and stand_ins[0].doc_id in caplog.text

@@ -251,3 +251,21 @@ def test_a_pipeline_directory_is_a_parser_of_your_own(shard, tmp_path):
     assert pipeline_fingerprint(nlp, copy) == before
     (copy / "tagger" / "model").write_bytes((copy / "tagger" / "model").read_bytes() + b"\0")
     assert pipeline_fingerprint(nlp, copy) != before
+
+
+def test_a_null_sentence_cap_is_the_papers_alg3_no_mutant_discarded_for_length(shard, pipeline):
+    """G2: the 500-character cap is the original artifact's; ``null`` (Alg. 3, no length
+    condition) must pass the config and parse every changed sentence, while a tiny cap
+    discards every mutant as too_long before parsing."""
+    from hinter.config import load_yaml, validate_config
+
+    cfg = load_yaml("config/demo.yaml")
+    cfg["invariant"]["max_sentence_chars"] = None
+    assert validate_config(cfg)["invariant"]["max_sentence_chars"] is None
+    run(shard, pipeline, invariant={"max_sentence_chars": 1, "parse_cache": False})
+    capped = read_parquet(shard / "atomic.validity.parquet", tables.VALIDITY).to_pylist()
+    assert capped and {r["reason"] for r in capped} == {"too_long"}
+    run(shard, pipeline, invariant={"max_sentence_chars": None, "parse_cache": False})
+    uncapped = read_parquet(shard / "atomic.validity.parquet", tables.VALIDITY).to_pylist()
+    assert "too_long" not in {r["reason"] for r in uncapped}
+    assert any(r["valid"] for r in uncapped)

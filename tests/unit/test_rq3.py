@@ -381,3 +381,53 @@ def test_rq2_rq3_and_group_captions_quote_the_papers_numbers(repo):
     grammar = render(2, "grammar_scores")
     assert "78.73%" in grammar and "harper" in grammar and "1000 resamples" in grammar
     assert "35/76" in render(1, "group_bias") and "35/76" in render(1, "fig_groups")
+
+
+def test_fig7_caption_reports_the_share_discarded_by_the_artifacts_sentence_cap(tmp_path):
+    """G2: the too_long discards of the validity summaries, per dataset and pooled, in Fig. 7's
+    table caption, named as the original artifact's cap (a summary without the column: none)."""
+    shards, summaries = validity_inputs(tmp_path)
+    read = rq3.read_summaries(summaries)
+    assert set(read["too_long"]) == {0}  # old summaries: no too_long column, counted 0
+    discarded = read.assign(d=read["generated"] - read["valid"]).groupby("dataset")["d"].sum()
+    planted = read.assign(too_long=(read["dataset"] == "scotus") * 2)
+    text = rq3.too_long_sentence(planted, ["scotus", "imdb"])
+    total = int(discarded.sum())
+    assert f"4 of {total} discarded mutants ({100 * 4 / total:.1f}%" in text
+    assert f"4 of {int(discarded['scotus'])}" in text and f"0 of {int(discarded['imdb'])}" in text
+    assert "original artifact's cap, not Alg. 3's" in text
+    table = rq3.validity(rq3.document_validity(shards), planted, ["scotus", "imdb"], BOOT)
+    assert "Discarded as too_long" in table.markdown and "docs/reconciliation.md" in table.markdown
+    rows = table.data.set_index(["dataset", "track", "mutation"])["too_long"]
+    assert rows[("scotus", "All", "all")] == 4 and rows[("All", "All", "all")] == 4
+    assert rows[("scotus", "All", "atomic")] == 2 and rows[("imdb", "All", "all")] == 0
+    fig = rq3_plots.validity_figure(table.data)
+    notes = " ".join(t.get_text() for ax in fig.axes for t in [*ax.texts, *ax.get_xticklabels()])
+    assert "4 too long" in notes
+
+
+def test_rq3_grammar_all_rows_leave_out_the_three_attribute_suite(tmp_path):
+    """G14: a scored N=3 text (RQ5's suite) must not enter RQ3.3's pooled ``all`` rows, which
+    paper_vs_run compares with the paper's 73.40 − 78.44."""
+    rows = sample(4)
+    base = score_rows(rows)
+    extra = [
+        dict(kind="mutant", doc_id="d0", order=3, valid=False, biased=True, words=10, issues=9)
+    ]
+    with_n3 = score_rows(rows + extra)
+    paths = []
+    for name, table in (("base", base), ("n3", with_n3)):
+        path = tmp_path / f"{name}.parquet"
+        io.write_parquet(table, path, SCORES)
+        paths.append(path)
+    shards, summaries = validity_inputs(tmp_path / "v")
+    run = make_rich_run(tmp_path / "run")
+
+    def grammar(path):
+        return rq3.build_tables(
+            shards=shards, summaries=summaries, outcome_files=run.outcome_files,
+            score_files=[ScoreFile("bert", "imdb", path)], datasets=["scotus", "imdb"],
+            boot=BOOT,
+        )["grammar_validity"].data  # fmt: skip
+
+    assert grammar(paths[1]).equals(grammar(paths[0]))

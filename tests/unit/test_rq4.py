@@ -68,18 +68,31 @@ def plain_fig9(frame: pd.DataFrame) -> dict[str, int]:
     for r in inter.itertuples():
         parents = list(r.parent_biased)
         if r.valid and r.biased is not None:
-            any_children.update(r.parent_ids)
+            any_children.update((r.model, r.dataset, p) for p in r.parent_ids)
         if r.valid and r.biased is True:
-            children.update(r.parent_ids)
+            children.update((r.model, r.dataset, p) for p in r.parent_ids)
             if r.parents_valid and all(p is not None for p in parents):
                 base += 1
                 hidden += not any(parents)
                 artifact += (not parents[0]) and bool(parents[1])
+    atomic = frame[frame["order"] == 1]
+    atomic_ids = set(zip(atomic["model"], atomic["dataset"], atomic["mutant_id"], strict=True))
     for r in frame[frame["order"] == 1].itertuples():
         if r.valid and r.biased is True:
             errors += 1
-            with_child += r.mutant_id in children
-            with_any += r.mutant_id in any_children
+            with_child += (r.model, r.dataset, r.mutant_id) in children
+            with_any += (r.model, r.dataset, r.mutant_id) in any_children
+    # G11: bias-inducing valid parents that no atomic file holds (a capped run), each once
+    seen = set()
+    for r in inter.itertuples():
+        for pid, valid, biased in zip(r.parent_ids, r.parent_valid, r.parent_biased, strict=True):
+            key = (r.model, r.dataset, pid)
+            both = valid is not None and biased is not None and bool(valid) and bool(biased)
+            if both and key not in atomic_ids and key not in seen:
+                seen.add(key)
+                errors += 1
+                with_child += key in children
+                with_any += key in any_children
     return {
         "with_any": with_any,
         "base": base,
@@ -200,6 +213,24 @@ def test_venn_regions_match_document_sets(run):
     docs = {}
     for r in biased[biased["suite"].isin(sets)].itertuples():
         docs.setdefault((r.model, r.dataset, r.doc_id), set()).add(r.suite)
+    # G11: a bias-inducing parent no atomic file holds puts its document in its atomic set
+    atomic = frame[frame["order"] == 1]
+    held = set(zip(atomic["model"], atomic["dataset"], atomic["mutant_id"], strict=True))
+    with_suite = set(zip(frame.loc[frame["suite"] == suite, "model"],
+                         frame.loc[frame["suite"] == suite, "dataset"], strict=True))  # fmt: skip
+    for r in frame[frame["order"] == 2].itertuples():
+        attrs = r.suite.partition("-")[2].split("+")
+        for k, (pid, ok, bias) in enumerate(zip(r.parent_ids, r.parent_valid, r.parent_biased,
+                                                strict=True)):  # fmt: skip
+            found = ok is not None and bias is not None and bool(ok) and bool(bias)
+            ran = (r.model, r.dataset) in with_suite  # the Venn of a run that has the suite
+            if (
+                found
+                and ran
+                and (r.model, r.dataset, pid) not in held
+                and f"atomic-{attrs[k]}" in sets
+            ):
+                docs.setdefault((r.model, r.dataset, r.doc_id), set()).add(f"atomic-{attrs[k]}")
     want = {}
     for members in docs.values():
         key = "".join("1" if s in members else "0" for s in sets)
@@ -299,3 +330,65 @@ def test_a_venn_diagram_without_any_bias_is_said_not_a_crash():
     table = rq4.venn(members, ["inter-race+gender"], ["m"], ["ledgar"], STATS)
     assert table.data.empty
     assert "No bias-inducing original in any of its sets." in table.markdown
+
+
+def test_a_capped_runs_parents_in_intersectional_files_count_for_fig9b_and_fig10(run, tmp_path):
+    """G11: with a per-document cap the atomic suites keep a sample, and the parents of the
+    kept intersectional mutants live in the intersectional file only (their verdicts in its
+    parent_* lists). Fig. 9b and Fig. 10's atomic sets must count them (once each), so a run
+    whose truth table shows E,E,B never says "no bias-inducing mutants" in Fig. 9b."""
+    full = run  # the atomic suites hold every parent
+    capped = make_rich_run(tmp_path / "capped")
+    inter = Suite("inter-race+gender")
+    for doc, m, parents in [
+        ("x-0", True, [True, False]),
+        ("x-1", False, [True, True]),
+        ("x-2", True, [False, False]),
+        ("x-3", True, [False, True]),
+    ]:
+        add_case(inter, doc, m, parents)  # fmt: skip
+    race = Suite("atomic-race")
+    race.doc("x-4", TEXT, pred=(0,))
+    race.atomic("x-4", "race", "British", "Pakistani", pred=(1,), role="mutant")
+    capped.add("gpt", "imdb", "inter-race+gender", [inter])
+    capped.add("gpt", "imdb", "atomic-race", [race])
+
+    def fig9b_and_venn(which):
+        files = which.outcome_files
+        models = list(dict.fromkeys(f.model for f in files))
+        datasets = list(dict.fromkeys(f.dataset for f in files))
+        tables = rq4.build_tables(files, models, datasets, {**STATS, "resamples": 10})
+        total = tables["counterparts"].data
+        total = total[total["model"] == "Total"].set_index(["population", "condition"])
+        venn = tables["venn"].data
+        return total.loc[("atomic", "definition")], total.loc[("atomic", rq4.EVERY_ATOMIC)], venn
+
+    want, want_every, want_venn = fig9b_and_venn(full)
+    got, got_every, got_venn = fig9b_and_venn(capped)
+    assert got["bias_inducing"] == want["bias_inducing"] > 0  # was 0: "no bias-inducing"
+    assert got["with_counterpart"] == want["with_counterpart"] > 0
+    assert got_every["bias_inducing"] == want_every["bias_inducing"]
+    pd.testing.assert_frame_equal(got_venn.reset_index(drop=True), want_venn.reset_index(drop=True))
+
+
+def test_upset_tells_a_tested_suite_without_bias_from_no_suite():
+    """G15: an N=3 suite that was tested but found no bias-inducing original gets a pooled
+    row with 0 originals, and the UpSet figure says so instead of "no suite of order 3"."""
+    suite = "inter-body+gender+race"
+    members = pd.DataFrame(
+        [("llama", "imdb", "d-0", True, False, suite), ("llama", "imdb", "d-0", True, False,
+                                                         "atomic-race")],
+        columns=["model", "dataset", "doc_id", "tested", "bias_inducing", "suite"],
+    )  # fmt: skip
+    data = rq4.venn(members, [suite], ["llama"], ["imdb"], STATS).data
+    assert data["originals"].tolist() == [0] and data["order"].tolist() == [3]
+
+    def text(rows):
+        fig = rq4_plots.upset(rows)
+        return " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+
+    assert "tested, no bias-inducing original" in text(data)
+    assert text(data.iloc[:0]) == "this run has no suite of order 3"
+    pair = rq4.venn(members.assign(suite="inter-race+gender"), ["inter-race+gender"], ["llama"],
+                    ["imdb"], STATS).data  # fmt: skip
+    assert pair.empty  # Fig. 10's pair suites: unchanged

@@ -14,6 +14,7 @@ from hinter.rq import captions, comparison, paper, rq1
 from hinter.rq.intervals import Bootstrap
 
 BOOT = Bootstrap(resamples=500, seed=1)
+OTHER = comparison.OTHER_MODELS
 # what the rule passes: hinter.rq.captions.settings of a real config, renamed
 SETTINGS = {
     **captions.settings(
@@ -118,18 +119,22 @@ def by_quantity(frame: pd.DataFrame) -> pd.DataFrame:
 
 def test_every_number_is_beside_the_papers_with_its_interval_verdict():
     rows = by_quantity(comparison.comparison_rows(tables(), grammar_scores(), BOOT))
+    # pooled cells of a run that is not the paper's models are shown, not judged (G6)
     i_all = rows.loc["Intersectional error rate I, all models and datasets"]
-    assert (i_all["paper"], i_all["run"], i_all["within"]) == (14.61, 14.0, "yes")
+    assert (i_all["paper"], i_all["run"], i_all["within"]) == (14.61, 14.0, OTHER)
     h_all = rows.loc["Hidden rate H, all models and datasets"]
-    assert (h_all["paper"], h_all["run"], h_all["within"]) == (16.62, 10.0, "no")
-    assert rows.loc["Atomic error rate, all models", "within"] == "no"  # 9.33 > 9.2
+    assert (h_all["paper"], h_all["run"], h_all["within"]) == (16.62, 10.0, OTHER)
+    assert rows.loc["Atomic error rate, all models", "within"] == OTHER
     share = rows.loc["Originals with ≥ 1 intersectional bias"]
-    assert (share["run"], share["within"], share["note"]) == (40.0, "yes", "4 of 10 originals")
+    assert (share["run"], share["within"]) == (40.0, OTHER)
+    assert share["note"].startswith("4 of 10 originals; pools none")
     assert pd.isna(rows.loc["Atomic error rate, gpt35", "run"])  # gpt35 not run
 
     # Table 3: every cell of the paper, N/A cells left out
     t3 = rows[rows["section"] == "Table 3"]
-    assert len(t3) == 2 * (6 * 7 - 4)  # 6 dataset rows (with All) x 7 columns, IMDB's 4 N/A
+    # 6 dataset rows (with All) x 7 columns, IMDB's 4 N/A, All x Total = RQ1's rows (G5)
+    assert len(t3) == 2 * (6 * 7 - 4 - 1)
+    assert "I, All × Total" not in rows.index
     cell = rows.loc["I, imdb × llama2"]
     assert (cell["paper"], cell["run"], cell["within"]) == (3.52, 3.0, "yes")
     assert cell["run_lo"] == 2.0 and cell["run_hi"] == 4.0
@@ -224,8 +229,8 @@ def test_the_document_names_the_run_and_says_what_is_not_run():
     assert md.startswith("# Paper vs this run")
     assert "``handmade`` (config/demo.yaml)" in md and "B = 500 resamples" in md
     assert (
-        "| RQ1 | Hidden rate H, all models and datasets | 16.62 | 10.00 \\[9.00, 11.00\\] | no |"
-        in md
+        "| RQ1 | Hidden rate H, all models and datasets | 16.62 | 10.00 \\[9.00, 11.00\\] | "
+        "not comparable (other models) |" in md
     )
     assert "| RQ3 | False positives (bias-inducing discarded mutants) | 7,604,247 | 70 |" in md
     assert (
@@ -270,6 +275,71 @@ def test_an_undefined_rate_is_not_counted_as_not_run():
     assert rows.loc["I, ledgar × gpt35", "within"] == "no"  # 7.04 is outside [0, 0.5]
     table = comparison.build(t, grammar_scores(), BOOT, SETTINGS)
     assert "– (0 errors)" in table.markdown
-    assert "1 undefined in this run" in table.markdown
-    not_run = int(rows["run"].isna().sum()) - 1
+    undefined = int(rows["within"].eq("undefined").sum())  # H here, RQ5's N=3 rates (G13)
+    assert undefined == 3 and f"{undefined} undefined in this run" in table.markdown
+    not_run = int(rows["run"].isna().sum()) - undefined
     assert f"{not_run} not run." in table.markdown
+
+
+def full_pool(documents: int = 50) -> pd.DataFrame:
+    """A Table-3 frame with every (dataset, model) cell of the paper, its pooled rows, and the
+    documents behind each interval."""
+    cells = [(d, m) for d, row in paper.TABLE3.items() for m, c in row.items()
+             if c is not None and m != "Total"]  # fmt: skip
+    pooled = [(d, "Total") for d in paper.TABLE3] + [(m and "All", m) for m in
+              paper.RQ1["intersectional_error_rate_by_model"]] + [("All", "Total")]  # fmt: skip
+    frame = rate_rows([(d, m, 14.0, 13.0, 16.0, 16.0, 15.0, 17.0) for d, m in cells + pooled])
+    return frame.assign(documents=documents)
+
+
+def test_pooled_cells_are_judged_only_over_the_papers_models_and_all_x_total_once():
+    """G5, G6: with the paper's 26 (dataset, model) cells the pooled cells are judged; drop one
+    model and every pool that held it becomes "other models", the rest stay judged; the grid
+    shows All × Total once, as RQ1's rows."""
+    t = tables()
+    t["table3"], t["atomic_rates"] = full_pool(), full_pool()
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    assert rows.loc["Intersectional error rate I, all models and datasets", "within"] == "yes"
+    assert rows.loc["Hidden rate H, all models and datasets", "within"] == "yes"
+    assert rows.loc["I, imdb × Total", "within"] == "no"  # 5.43 outside [13, 16]
+    partial = full_pool()
+    partial = partial[partial["model"] != "gpt35"]
+    t["table3"] = partial
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    assert rows.loc["Intersectional error rate I, all models and datasets", "within"] == OTHER
+    assert rows.loc["I, imdb × Total", "within"] == OTHER  # the paper pools llama2 + gpt35
+    assert "pools llama2 on 1 dataset(s)" in rows.loc["I, imdb × Total", "note"]
+    assert rows.loc["I, All × llama2", "within"] == "no"  # llama2 pooled over all 5: judged
+    md = comparison.build(t, grammar_scores(), BOOT, SETTINGS).markdown
+    assert md.count("14.61 →") == 0 and "see RQ1's first rows" in md
+    assert "| RQ1 | Intersectional error rate I, all models and datasets | 14.61 |" in md
+
+
+def test_rates_over_too_few_documents_are_marked_and_not_judged():
+    """G7: an interval over fewer than MIN_DOCUMENTS documents is shown with its count, never
+    counted as agreeing or disagreeing with the paper."""
+    t = tables()
+    few = full_pool(documents=comparison.MIN_DOCUMENTS - 1)
+    t["table3"], t["atomic_rates"] = few, full_pool()
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    i_all = rows.loc["Intersectional error rate I, all models and datasets"]
+    assert i_all["within"] == comparison.FEW_DOCUMENTS and i_all["run"] == 14.0
+    assert f"{comparison.MIN_DOCUMENTS - 1} documents" in i_all["note"]
+    assert rows.loc["Atomic error rate, all models", "within"] == "no"  # 50 documents: judged
+    md = comparison.build(t, grammar_scores(), BOOT, SETTINGS).markdown
+    n = int(rows["within"].eq(comparison.FEW_DOCUMENTS).sum())
+    assert n > 2 and f"{n} over fewer than {comparison.MIN_DOCUMENTS} documents" in md
+
+
+def test_rq5_undefined_rates_are_undefined_and_other_models_not_judged():
+    """G13: RQ5's pooled rates with nothing to divide by are "undefined", not "not run"; G6:
+    Table 5 is Llama 2 on IMDB, a pool of other models is shown, not judged."""
+    t = tables()
+    t5 = t["table5"]
+    t["table5"] = pd.concat([t5, t5.assign(model="minilm")], ignore_index=True)
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    hidden3 = rows.loc["3-intersectional hidden rate"]
+    assert hidden3["within"] == "undefined" and pd.isna(hidden3["run"])
+    err2 = rows.loc["2-intersectional error rate"]
+    assert err2["run"] == pytest.approx(20.0) and err2["within"] == OTHER
+    assert "Llama 2 on IMDB" in err2["note"]

@@ -64,6 +64,15 @@ def _prepare(cfg: dict, out: Path, base: Path) -> dict:
     return userdata.prepare(name, valid["user_datasets"][name], out, base)
 
 
+def pa_table(rows: list[tuple]):
+    import pyarrow as pa
+
+    from hinter import tables
+
+    ids, texts, labels = zip(*rows, strict=True)
+    return pa.table({"doc_id": ids, "text": texts, "labels": labels}, schema=tables.DOCUMENTS)
+
+
 def _table(path: Path) -> list[tuple]:
     t = pq.read_table(path).to_pylist()
     return [(r["doc_id"], r["text"], r["labels"]) for r in t]
@@ -272,3 +281,66 @@ def test_train_is_optional_only_when_nothing_trains_on_it(files):
         validate_config(cfg, base_dir=files)
     cfg["models"]["encoders"]["m"]["init"] = "finetuned"  # tested as it is: no train split
     validate_config(cfg, base_dir=files)
+
+
+def test_named_fewshot_files_and_ids_are_recorded_in_order_not_added_to_a_split(files):
+    """G4: ``fewshot`` names the prompt's examples (a file and its label, or a train row id):
+    meta.json records them in order; the splits are unchanged; a bad entry is one line."""
+    (files / "ex.txt").write_bytes("Line one.<br /><br />Line two ✓\n".encode())
+    fewshot = [{"file": "ex.txt", "label": "pos"}, {"id": "train-000001"},
+               {"file": str(files / "ex.txt"), "label": "neg"}]  # fmt: skip
+    meta = _prepare(_config(files, fewshot=fewshot), files / "out", files)
+    got = [(r["doc_id"], r["text"], r["labels"]) for r in meta["fewshot"]]
+    assert got == [
+        ("fewshot-0", "Line one.<br /><br />Line two ✓\n", [1]),
+        ("train-000001", TRAIN[1][0], [0]),
+        ("fewshot-2", "Line one.<br /><br />Line two ✓\n", [0]),
+    ]
+    assert len(_table(files / "out" / "train.parquet")) == len(TRAIN)
+    bad = [{**fewshot[0], "label": "meh"}, *fewshot[1:]]
+    with pytest.raises(ConfigError, match=r"fewshot\.0\.label': 'meh' is not one of"):
+        validate_config(_config(files, fewshot=bad), base_dir=files)
+    with pytest.raises(ConfigError, match=r"fewshot\.1': give either file"):
+        validate_config(_config(files, fewshot=[fewshot[0], {}, fewshot[2]]), base_dir=files)
+    missing = [fewshot[0], {"id": "train-000099"}, fewshot[2]]
+    with pytest.raises(DataError, match=r"few-shot id 'train-000099' is not a row"):
+        _prepare(_config(files, fewshot=missing), files / "out2", files)
+
+
+def test_named_fewshot_examples_are_the_prompts_and_not_the_papers_unless_their_digests(caplog):
+    from hinter.models.prompts import named_examples, resolve_examples, text_digest
+
+    spec = prompt_spec.load_prompt_spec("imdb")
+    named = [{"doc_id": f"fewshot-{i}", "text": f"Review {i}.", "labels": [i % 2]}
+             for i in range(3)]  # fmt: skip
+    train = pa_table([("train-000000", "Other.", [0])])
+    with caplog.at_level("WARNING"):
+        examples = resolve_examples(spec, train, named=named)
+    assert [e.doc_id for e in examples] == ["fewshot-0", "fewshot-1", "fewshot-2"]
+    assert [e.text for e in examples] == ["Review 0.", "Review 1.", "Review 2."]
+    assert not any(e.by_content for e in examples) and not caplog.records
+    digests = [e.sha256 for e in spec.examples]
+    assert digests != [text_digest(n["text"]) for n in named]
+    with pytest.raises(DataError, match="2 few-shot examples named, not 3"):
+        named_examples(spec, named[:2])
+
+
+def test_rq1_captions_say_whose_fewshot_examples_each_prompt_shows(files):
+    """G4: the caption line is the paper's for a hub dataset, the named files for a user
+    dataset naming them, and a stand-in warning for one that names none."""
+    from hinter.rq import captions
+
+    llm = {"lm": {"backend": "transformers", "model": "x", "datasets": ["reviews", "imdb"],
+                  "max_new_tokens": {"reviews": 5, "imdb": 7}}}  # fmt: skip
+    (files / "ex.txt").write_text("A fine film.")
+    fewshot = [{"file": "ex.txt", "label": "pos"}, {"id": "train-000001"},
+               {"file": "ex.txt", "label": "neg"}]  # fmt: skip
+    prompt = str(REPO / "config/test/data/reviews-prompt.yaml")
+    for named, want in ((fewshot, "reviews: named in the config (ex.txt, train-000001, ex.txt)"),
+                        (None, "reviews: none named; the paper's if the train split holds them, "
+                               "else the first train rows")):  # fmt: skip
+        cfg = _config(files, prompt=prompt, fewshot=named)
+        cfg["datasets"].append("imdb")
+        cfg["models"] = {"llms": llm}
+        text = captions.fewshot(validate_config(cfg, base_dir=files))
+        assert "imdb: the paper's (001 Table 8)" in text and want in text

@@ -122,7 +122,7 @@ def load_prompt(
     ``answer_prefix`` primes the model's reply (``models.llms.<name>.answer_prefix``)."""
     spec = load_prompt_spec(dataset, prompts_dir)
     train = io.read_parquet(train_path, tables.DOCUMENTS)
-    examples = resolve_examples(spec, train, from_hub=from_hub)
+    examples = resolve_examples(spec, train, from_hub=from_hub, named=meta.get("fewshot"))
     names = label_names_of(meta)
     if from_hub:
         problems = check_paper_examples(spec, examples, names)

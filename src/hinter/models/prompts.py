@@ -67,13 +67,45 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def resolve_examples(spec: PromptSpec, train: pa.Table, from_hub: bool = False) -> list[Example]:
+def named_examples(spec: PromptSpec, named: Sequence[Mapping[str, Any]]) -> list[Example]:
+    """The examples a user dataset names (``fewshot`` in its config, recorded in its
+    ``meta.json`` by :func:`hinter.userdata.fewshot_record`), in the given order; they are the
+    paper's (``by_content``) when their texts have the prompt file's digests, in its order."""
+    if len(named) != N_EXAMPLES:
+        raise DataError(f"{spec.dataset}: {len(named)} few-shot examples named, not {N_EXAMPLES}")
+    digests = [e.sha256 for e in spec.examples]
+    papers = all(d is not None for d in digests) and digests == [
+        text_digest(item["text"]) for item in named
+    ]
+    return [
+        Example(
+            str(item["doc_id"]),
+            -1,  # not a row of the train split (a file), or found by its id
+            truncate_words(item["text"], spec.example_words),
+            tuple(item["labels"]),
+            by_content=papers,
+        )
+        for item in named
+    ]
+
+
+def resolve_examples(
+    spec: PromptSpec,
+    train: pa.Table,
+    from_hub: bool = False,
+    named: Sequence[Mapping[str, Any]] | None = None,
+) -> list[Example]:
     """The few-shot examples of a dataset from its loaded train split (see module docstring).
 
     ``from_hub``: the data are the real dataset, so the paper's examples must be there: an index
     beyond the split, or a text digest found in no row, is a :class:`DataError`
-    (:func:`check_paper_examples` then compares them with what the paper shows).
+    (:func:`check_paper_examples` then compares them with what the paper shows). ``named``: the
+    examples a user dataset names (:func:`named_examples`), used as given. A fallback to the
+    first train rows of distinct labels is logged as a warning: the prompt is then not the
+    paper's (review 2026-11-28 G4).
     """
+    if named is not None:
+        return named_examples(spec, named)
     ids = train.column("doc_id").to_pylist()
     texts = train.column("text").to_pylist()
     labels = train.column("labels").to_pylist()
@@ -99,6 +131,13 @@ def resolve_examples(spec: PromptSpec, train: pa.Table, from_hub: bool = False) 
                 f"{spec.dataset}: the train split has {n} documents; {N_EXAMPLES} few-shot "
                 "examples are needed"
             )
+        log.warning(
+            "%s: the paper's few-shot examples are not in the train split; the first train "
+            "rows of distinct labels stand in (%s): the prompt is not the paper's (name the "
+            "examples with the dataset's 'fewshot' config key)",
+            spec.dataset,
+            ", ".join(ids[i] for i in chosen),
+        )
     out = []
     for i in chosen:
         if not isinstance(texts[i], str) or not texts[i].strip():

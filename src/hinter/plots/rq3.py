@@ -44,11 +44,23 @@ def validity_figure(table: pd.DataFrame) -> Figure:
                 names=names,
                 ylabel="Mutants (%)",
                 limits=(0.0, 100.0),
-                notes=[f"N = {int(r['generated'])}" if r is not None else "" for r in rows],
+                notes=[_validity_note(r) for r in rows],
             )
         )
     with style.context():
         return grouped.panels(panels)
+
+
+def _validity_note(row) -> str:
+    """Under a dataset's bars: the mutants generated and, when the sentence cap (the original
+    artifact's, not Alg. 3's) discarded some unparsed, how many (review 2026-11-28 G2)."""
+    if row is None:
+        return ""
+    note = f"N = {int(row['generated'])}"
+    capped = row.get("too_long", 0)
+    if capped is not None and not pd.isna(capped) and int(capped) > 0:
+        note += f"\n{int(capped)} too long"
+    return note
 
 
 def _validity_style() -> tuple[dict[str, str], dict[str, str]]:

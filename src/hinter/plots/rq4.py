@@ -163,7 +163,9 @@ def upset(rows: pd.DataFrame) -> Figure:
         if part.empty:
             ax = fig.subplots()
             text = (
-                "this run has no suite of order 3" if not suites else "no bias-inducing originals"
+                "this run has no suite of order 3"
+                if not suites
+                else f"{style.name('suites', suites[0])}: tested, no bias-inducing original"
             )
             ax.text(0.5, 0.5, text, ha="center", va="center")
             ax.set_axis_off()

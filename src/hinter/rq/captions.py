@@ -31,6 +31,8 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         "mutation_mode": mutation["mode"],
         "caps": "; ".join(caps) or "none",
         "invariant": "on" if invariant["enabled"] else "off (every mutant is valid)",
+        "sentence_cap": sentence_cap(invariant),
+        "fewshot": fewshot(config),
         "parser": str(config["parser"]["pipeline"]),
         "threshold": oracle["confidence_threshold"],
         "examples": oracle["examples"],
@@ -38,6 +40,48 @@ def settings(config: dict[str, Any]) -> dict[str, Any]:
         **_statistics_and_grammar(config),
         **_rq456_settings(config),
     }
+
+
+def sentence_cap(invariant: dict[str, Any]) -> str:
+    """The invariant's sentence cap as the RQ3 captions quote it: the cap is the original
+    artifact's (``limit_sentence_length=500``), not Alg. 3's, and a caption says so (review
+    2026-11-28 G2)."""
+    cap = invariant.get("max_sentence_chars", 500)
+    if cap is None:
+        return "none (invariant.max_sentence_chars: null, as Alg. 3)"
+    return (
+        f"a changed sentence over {cap} characters discards its mutant unparsed (too_long; "
+        "the original artifact's cap, Alg. 3 has none; null turns it off)"
+    )
+
+
+def fewshot(config: dict[str, Any]) -> str:
+    """Whose few-shot examples each LLM-tested dataset's prompt shows, as RQ1's captions say it
+    (review 2026-11-28 G4): the paper's (a paper dataset from the hub: found by content or by
+    the paper's rows, or a user dataset naming them), or stand-ins."""
+    tested = set(config["datasets"])
+    datasets = sorted(
+        {d for spec in config["models"]["llms"].values() for d in spec["datasets"]} & tested
+    )
+    if not datasets:
+        return "no LLM tested"
+    parts = []
+    user = config.get("user_datasets") or {}
+    for d in datasets:
+        spec = user.get(d)
+        if spec is None:
+            parts.append(f"{d}: the paper's (001 Table 8)")
+        elif spec.get("fewshot"):
+            named = ", ".join(str(x.get("file") or x.get("id")).rsplit("/", 1)[-1]
+                              for x in spec["fewshot"])  # fmt: skip
+            parts.append(f"{d}: named in the config ({named})")
+        else:
+            parts.append(
+                f"{d}: none named; the paper's if the train split holds them, else the first "
+                "train rows of distinct labels stand in and the prompt is not the paper's "
+                "(a warning in the predict log)"
+            )
+    return "; ".join(parts)
 
 
 def _statistics_and_grammar(config: dict[str, Any]) -> dict[str, Any]:

@@ -37,6 +37,11 @@ COLUMNS = ["section", "quantity", "paper", "run", "run_lo", "run_hi", "unit", "w
 
 
 NOT_COMPARABLE = "not comparable"
+# a pooled cell ("Total", "All") whose pool is not the paper's models and datasets (G6)
+OTHER_MODELS = "not comparable (other models)"
+# a rate over fewer original documents than MIN_DOCUMENTS: shown, marked, never judged (G7)
+MIN_DOCUMENTS = 5
+FEW_DOCUMENTS = f"too few documents (< {MIN_DOCUMENTS})"
 # a rate the run computed but found undefined (0 in its denominator)
 UNDEFINED = "undefined"
 UNDEFINED_NOTES = {
@@ -46,11 +51,16 @@ UNDEFINED_NOTES = {
 
 
 def _row(section, quantity, paper_value, run=None, lo=None, hi=None, unit="%", note="",
-         comparable=True):  # fmt: skip
+         comparable=True, documents=None):  # fmt: skip
     """One compared number. ``comparable=False``: the run's number is another quantity than the
-    paper's (e.g. another grammar checker's score), shown beside it but never judged "within"."""
+    paper's (e.g. another grammar checker's score), shown beside it but never judged "within".
+    ``documents``: the original documents behind the run's interval; under
+    :data:`MIN_DOCUMENTS` the interval means little, and the row is marked, not judged."""
     within = intervals.within(paper_value, lo, hi) if run is not None else None
     verdict = {True: "yes", False: "no", None: ""}[within]
+    if run is not None and documents is not None and documents < MIN_DOCUMENTS and comparable:
+        verdict = FEW_DOCUMENTS
+        note = "; ".join(s for s in (note, f"{int(documents)} documents") if s)
     return {
         "section": section,
         "quantity": quantity,
@@ -84,14 +94,64 @@ def _rate_row(section, quantity, paper_value, frame, rate, note="", **keys):
         row["within"] = UNDEFINED
         return row
     lo, hi = hit.get(f"{rate}_lo_pct"), hit.get(f"{rate}_hi_pct")
-    return _row(section, quantity, paper_value, float(hit[f"{rate}_pct"]),
-                None if lo is None or pd.isna(lo) else float(lo),
-                None if hi is None or pd.isna(hi) else float(hi), note=note)  # fmt: skip
+    row = _row(section, quantity, paper_value, float(hit[f"{rate}_pct"]),
+               None if lo is None or pd.isna(lo) else float(lo),
+               None if hi is None or pd.isna(hi) else float(hi), note=note,
+               documents=_documents(hit))  # fmt: skip
+    return _judge_pool(row, frame, keys)
+
+
+def _documents(hit: pd.Series, column: str = "documents") -> int | None:
+    value = hit.get(column)
+    return None if value is None or pd.isna(value) else int(value)
+
+
+def paper_pool(dataset: str, model: str) -> set[tuple[str, str]]:
+    """The (dataset, model) cells the paper's Table 3 pools into its cell (dataset, model):
+    "Total" pools the models tested on a dataset, "All" the datasets a model was tested on."""
+    return {
+        (d, m)
+        for d, cells in paper.TABLE3.items()
+        for m, cell in cells.items()
+        if cell is not None and m != TOTAL
+        and dataset in (ALL, d) and model in (TOTAL, m)
+    }  # fmt: skip
+
+
+def run_pool(frame: pd.DataFrame, dataset: str, model: str) -> set[tuple[str, str]]:
+    """The (dataset, model) cells of the run's table that its pooled cell pools."""
+    if not {"dataset", "model"} <= set(frame.columns):
+        return set()
+    return {
+        (d, m)
+        for d, m in zip(frame["dataset"].astype(str), frame["model"].astype(str), strict=True)
+        if d != ALL and m != TOTAL and dataset in (ALL, d) and model in (TOTAL, m)
+    }
+
+
+def _judge_pool(row: dict, frame: pd.DataFrame, keys: Mapping[str, str]) -> dict:
+    """A pooled cell ("Total" or "All") is judged only when the run pools the paper's cells
+    (review 2026-11-28 G6): a pool of other models is another quantity."""
+    dataset, model = keys.get("dataset"), keys.get("model")
+    if dataset is None or model is None or (dataset != ALL and model != TOTAL):
+        return row
+    if row["run"] is None or pd.isna(row["run"]):
+        return row
+    ours, theirs = run_pool(frame, dataset, model), paper_pool(dataset, model)
+    if ours == theirs:
+        return row
+    models = ", ".join(sorted({m for _, m in ours})) or "none"
+    row["within"] = OTHER_MODELS
+    note = f"pools {models} on {len({d for d, _ in ours})} dataset(s); the paper's cell pools "
+    note += f"{len(theirs)} (dataset, model) cells"
+    row["note"] = "; ".join(s for s in (row["note"], note) if s)
+    return row
 
 
 def table3_rows(table3: pd.DataFrame) -> list[dict]:
     """Every cell of the paper's Table 3 (I and H per dataset x model, the "All" row from
-    RQ1's pooled numbers) beside the run's cell with its interval."""
+    RQ1's pooled numbers) beside the run's cell with its interval; All × Total is RQ1's first
+    two rows and is not repeated (review 2026-11-28 G5)."""
     p = paper.RQ1
     grid = {d: dict(cells) for d, cells in paper.TABLE3.items()}
     grid[ALL] = {
@@ -103,6 +163,8 @@ def table3_rows(table3: pd.DataFrame) -> list[dict]:
     for dataset, cells in grid.items():
         for model, cell in cells.items():
             if cell is None:  # N/A in the paper: not tested there either
+                continue
+            if (dataset, model) == (ALL, TOTAL):  # RQ1's first two rows (G5: counted once)
                 continue
             where = f"{dataset} × {model}"
             rows.append(_rate_row("Table 3", f"I, {where}", cell[0], table3, "error_rate",
@@ -116,9 +178,11 @@ def _share_row(section, quantity, paper_value, distinct, kind, model=TOTAL):
     hit = _lookup(distinct, model=model, dataset=ALL, kind=kind)
     if hit is None or pd.isna(hit["share_pct"]):
         return _row(section, quantity, paper_value)
-    row = _rate_row(section, quantity, paper_value, distinct, "share", model=model,
+    with_documents = distinct.assign(documents=distinct["originals"])
+    row = _rate_row(section, quantity, paper_value, with_documents, "share", model=model,
                     dataset=ALL, kind=kind)  # fmt: skip
-    row["note"] = f"{int(hit['bias_inducing'])} of {int(hit['originals'])} originals"
+    counts = f"{int(hit['bias_inducing'])} of {int(hit['originals'])} originals"
+    row["note"] = counts if row["within"] in ("yes", "no") else f"{counts}; {row['note']}"
     return row
 
 
@@ -216,7 +280,12 @@ def _pct_row(section, quantity, paper_value, hit, value, low, high, note=""):
     if hit is None or pd.isna(hit[value]):
         return _row(section, quantity, paper_value, note=note if hit is not None else "")
     return _row(section, quantity, paper_value, float(hit[value]), float(hit[low]),
-                float(hit[high]), note=note)  # fmt: skip
+                float(hit[high]), note=note, documents=_documents(hit))  # fmt: skip
+
+
+# RQ3.2's pool in the paper (001 RQ3.2): the fine-tuned encoders on the legal datasets
+RQ3_ENCODERS = ("legal-bert", "bert", "deberta", "roberta")
+RQ3_DATASETS = ("ecthr_a", "scotus", "eurlex", "ledgar")
 
 
 def rq3_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
@@ -244,6 +313,9 @@ def rq3_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
                                  "dataset"].drop_duplicates()  # fmt: skip
         scope = (f"{len(models)} models ({', '.join(models)}) on {', '.join(datasets)}"
                  if predicted else "discarded mutants not predicted")  # fmt: skip
+        paper_scope = set(RQ3_ENCODERS) == set(models) and set(RQ3_DATASETS) == set(datasets)
+    if t is None:
+        paper_scope = False
     fp = int(t["false_positives"]) if predicted else None
     tp = int(t["true_positives"]) if t is not None else None
     rows += [
@@ -255,6 +327,9 @@ def rq3_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
                  t if predicted else None, "false_positive_share_pct",
                  "false_positive_share_pct_low", "false_positive_share_pct_high", scope),
     ]  # fmt: skip
+    if predicted and not paper_scope and rows[-1]["within"] in ("yes", "no"):
+        rows[-1]["within"] = OTHER_MODELS  # G6: the paper's pool is its 16 encoders
+        rows[-1]["note"] += "; the paper's pool: 4 fine-tuned encoders on the 4 legal datasets"
     return rows
 
 
@@ -289,20 +364,24 @@ def rq3_grammar_rows(tables: Mapping[str, pd.DataFrame], scores: pd.DataFrame) -
                         note=f"paired over documents; {note}")]  # fmt: skip
 
 
+# Table 5's population: Llama 2 on IMDB (002 l.436)
+RQ5_POOL = {("imdb", "llama2")}
+
+
 def rq5_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
     """RQ5: error and hidden rates per order from RQ5's Table 5 (``rq5/table5.csv``), which
     limits every order to the same documents (the paper: the first 10K IMDB reviews, Llama 2);
-    several (model, dataset) runs are pooled by their counts."""
+    several (model, dataset) runs are pooled by their counts, and judged only when the pool is
+    the paper's (Llama 2 on IMDB, G6). A rate with nothing to divide by is "undefined", not
+    "not run" (G13)."""
     h = paper.HEADLINES
     table5 = _optional(tables, "table5")
     names = {1: "atomic", 2: "2-intersectional", 3: "3-intersectional"}
     rows = []
     for order, name in names.items():
         part = table5[table5["attributes"] == order] if "attributes" in table5 else table5
-        runs = ", ".join(
-            f"{m} on {d}"
-            for m, d in zip(part.get("model", []), part.get("dataset", []), strict=True)
-        )
+        pool = set(zip(part.get("dataset", []), part.get("model", []), strict=True))
+        runs = ", ".join(f"{m} on {d}" for d, m in sorted(pool, key=str))
         for rate, num, den, paper_numbers in (
             ("error rate", "errors", "decided", h["rq5_error_rate"]),
             ("hidden rate", "hidden", "hidden_base", h["rq5_hidden_rate"]),
@@ -311,16 +390,28 @@ def rq5_rows(tables: Mapping[str, pd.DataFrame]) -> list[dict]:
                 continue
             quantity = f"{name.capitalize()} {rate}"
             key = rate.replace(" ", "_")
+            if part.empty:
+                rows.append(_row("RQ5", quantity, paper_numbers[order]))
+                continue
             if len(part) == 1 and pd.notna(part.iloc[0][f"{key}_pct"]):
                 r = part.iloc[0]
-                rows.append(_row("RQ5", quantity, paper_numbers[order], float(r[f"{key}_pct"]),
-                                 float(r[f"{key}_low_pct"]), float(r[f"{key}_high_pct"]),
-                                 note=runs))  # fmt: skip
-                continue
-            c = part[[num, den]].apply(pd.to_numeric, errors="coerce").sum() if len(part) else None
-            value = 100 * c[num] / c[den] if c is not None and c[den] > 0 else None
-            rows.append(_row("RQ5", quantity, paper_numbers[order], value,
-                             note=runs if value is not None else ""))  # fmt: skip
+                row = _row("RQ5", quantity, paper_numbers[order], float(r[f"{key}_pct"]),
+                           float(r[f"{key}_low_pct"]), float(r[f"{key}_high_pct"]),
+                           note=runs, documents=_documents(r))  # fmt: skip
+            else:
+                c = part[[num, den]].apply(pd.to_numeric, errors="coerce").sum()
+                if not c[den] > 0:
+                    row = _row("RQ5", quantity, paper_numbers[order],
+                               note=f"{runs}; {UNDEFINED_NOTES[key]}")  # fmt: skip
+                    row["within"] = UNDEFINED
+                    rows.append(row)
+                    continue
+                row = _row("RQ5", quantity, paper_numbers[order], 100 * c[num] / c[den],
+                           note=f"{runs}; pooled counts, no interval")  # fmt: skip
+            if pool != RQ5_POOL:
+                row["within"] = OTHER_MODELS
+                row["note"] += "; the paper's Table 5 is Llama 2 on IMDB"
+            rows.append(row)
     return rows
 
 
@@ -373,10 +464,13 @@ def _table3_grids(rows: pd.DataFrame) -> list[str]:
         cells: dict[str, dict[str, str]] = {}
         for r in t3[t3["quantity"].str.startswith(f"{letter}, ")].to_dict("records"):
             dataset, model = r["quantity"][3:].split(" × ")
-            mark = {"yes": " ✓", "no": " ✗"}.get(r["within"], "")
+            mark = {"yes": " ✓", "no": " ✗", OTHER_MODELS: " (other models)",
+                    FEW_DOCUMENTS: f" (< {MIN_DOCUMENTS} docs)"}.get(r["within"], "")  # fmt: skip
             cells.setdefault(dataset, {})[model] = (
                 f"{_number(r['paper'], '%')} → {_run_cell(r)}{mark}"
             )
+        if ALL in cells:
+            cells[ALL][TOTAL] = "see RQ1's first rows"
         models = list(dict.fromkeys(m for row in cells.values() for m in row))
         grid = pd.DataFrame(
             [{"Dataset": d, **{m: row.get(m, "N/A") for m in models}} for d, row in cells.items()]
@@ -397,14 +491,18 @@ def build(
     rows = comparison_rows(tables, grammar, boot)
     inside = rows["within"].eq("yes").sum()
     not_comparable = rows["within"].eq(NOT_COMPARABLE).sum()
+    other_models = rows["within"].eq(OTHER_MODELS).sum()
+    few = rows["within"].eq(FEW_DOCUMENTS).sum()
     with_interval = rows["within"].isin(["yes", "no"]).sum()
     undefined = rows["within"].eq(UNDEFINED).sum()
     not_run = (rows["run"].isna() & rows["within"].ne(UNDEFINED)).sum()
     summary = (
         f"{len(rows)} numbers compared: {len(rows) - not_run - undefined} computed by this "
-        f"run, {with_interval} with an interval, {inside} of them containing the paper's "
-        f"number; {not_comparable} not comparable (another quantity than the paper's, shown "
-        f"for reference); {undefined} undefined in this run (0 errors, or nothing valid); "
+        f"run, {with_interval} judged against an interval, {inside} of them containing the "
+        f"paper's number; {not_comparable} not comparable (another quantity than the paper's, "
+        f"shown for reference); {other_models} pooled over other models than the paper's "
+        f"(shown, not judged); {few} over fewer than {MIN_DOCUMENTS} documents (shown, not "
+        f"judged); {undefined} undefined in this run (0 errors, or nothing valid); "
         f"{not_run} not run."
     )
     md = pd.DataFrame(

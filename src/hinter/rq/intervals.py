@@ -173,15 +173,19 @@ def add_intervals(
     rates: Sequence[str],
     boot: Bootstrap,
     cluster: Sequence[str] | None = None,
+    documents: bool = False,
 ) -> pd.DataFrame:
     """``table`` (keyed by ``by``, with the ``rates`` as fractions) with ``<rate>_lo`` and
     ``<rate>_hi`` beside each rate, in the table's row order. Rows without documents get
     empty bounds. Raises ``ValueError`` when a bootstrap estimate differs from the table's
-    rate: the document counts and the table would then not describe the same mutants."""
+    rate: the document counts and the table would then not describe the same mutants.
+    ``documents=True`` adds the number of resampled documents behind each interval (last
+    column; 0 where none), so a reader can tell an interval over one document from a real one."""
     found = rate_intervals(doc_counts, by, rates, boot, cluster)
     bounds = [f"{r}{s}" for r in rates for s in ("_lo", "_hi")]
+    extra = ["documents"] if documents else []
     merged = table.merge(
-        found[[*by, *rates, *bounds]].rename(columns={r: f"{r}__boot" for r in rates}),
+        found[[*by, *rates, *bounds, *extra]].rename(columns={r: f"{r}__boot" for r in rates}),
         on=list(by),
         how="left",
         validate="one_to_one",
@@ -197,6 +201,9 @@ def add_intervals(
         ordered.append(c)
         if c in rates:
             ordered += [f"{c}_lo", f"{c}_hi"]
+    if documents:
+        out["documents"] = out["documents"].fillna(0).astype("int64")
+        ordered.append("documents")
     return out[ordered]
 
 

@@ -109,7 +109,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
     grid = rate_grid(counts, collected.models, collected.datasets)
     grid = intervals.add_intervals(
         grid, _documents(collected, order), ["dataset", "model"],
-        ["error_rate", "hidden_rate"], boot,
+        ["error_rate", "hidden_rate"], boot, documents=True,
     )  # fmt: skip
     csv = pd.DataFrame(
         {
@@ -117,6 +117,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
             "hidden_base": grid["hidden_base"],
             "hidden": grid["hidden"],
             **_pct(grid, "hidden_rate"),
+            "documents": grid["documents"],
         }
     )
     error, hidden = _cell("error_rate"), _cell("hidden_rate")
@@ -141,7 +142,9 @@ def atomic_rates(
     counts = collected.counts[collected.counts["order"] == 1]
     grid = rate_grid(counts, collected.models, collected.datasets)
     atomic_docs = _documents(collected, 1)
-    grid = intervals.add_intervals(grid, atomic_docs, ["dataset", "model"], ["error_rate"], boot)
+    grid = intervals.add_intervals(
+        grid, atomic_docs, ["dataset", "model"], ["error_rate"], boot, documents=True
+    )
     keys = ["dataset", "model"]
     diff = intervals.compare(_documents(collected, order), atomic_docs, keys, "error_rate", boot)
     grid = grid.merge(diff, on=keys, how="left", validate="one_to_one")
@@ -154,6 +157,7 @@ def atomic_rates(
             "difference_hi_pct": 100 * grid["difference_hi"],
             "p_value": grid["p_value"],
             "significant": grid["significant"].map({True: "yes", False: "no"}),
+            "documents": grid["documents"],
         }
     )
     md = _grid_markdown(grid, collected.models, collected.datasets, _cell("error_rate"))

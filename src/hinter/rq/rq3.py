@@ -74,6 +74,7 @@ VALIDITY_COLUMNS = [
     "vs_atomic_high",
     "vs_atomic_p_value",
     "vs_atomic_significant",
+    "too_long",  # discarded by the sentence cap (the original artifact's), never parsed
 ]
 _PCT = [
     f"{n}_pct{s}"
@@ -160,6 +161,46 @@ def _kind_comparison(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
     )[columns]
 
 
+def _too_long(totals: pd.DataFrame, summaries: pd.DataFrame) -> list[int]:
+    """Per row of Fig. 7's table (dataset, track, mutation kind, pooled as ``All``/``all``),
+    the mutants the sentence cap discarded, from the validity summaries' per-suite counts."""
+    if "too_long" not in summaries.columns or summaries.empty:
+        return [0] * len(totals)
+    s = summaries.assign(mutation=[kind_of(suite_order(x), 2) for x in summaries["suite"]])
+    out = []
+    for d, tr, m in zip(totals["dataset_label"], totals["track"], totals["mutation"], strict=True):
+        sel = (s["dataset"] == d) | (d == ALL)
+        sel &= (s["track"] == tr) | (tr == ALL)
+        sel &= (s["mutation"] == m) | (m == EVERY)
+        out.append(int(s.loc[sel, "too_long"].sum()))
+    return out
+
+
+def too_long_sentence(summaries: pd.DataFrame, datasets: Sequence[str]) -> str:
+    """How many discards the sentence cap decided (reason ``too_long``, never parsed): the cap
+    is the original artifact's, Alg. 3 has none (review 2026-11-28 G2), so the share says how
+    much of the discarded share is the cap's rather than the dependency comparison's."""
+    if summaries.empty or "too_long" not in summaries.columns:
+        return ""
+    frame = summaries.assign(discarded=summaries["generated"] - summaries["valid"])
+    per = frame.groupby("dataset")[["discarded", "too_long"]].sum()
+    total = per.sum()
+    if not total["discarded"]:
+        return ""
+    parts = [
+        f"{style.name('datasets', d)} {int(per.loc[d, 'too_long'])} of "
+        f"{int(per.loc[d, 'discarded'])}"
+        for d in [*datasets, *sorted(set(per.index) - set(datasets))]
+        if d in per.index and per.loc[d, "discarded"]
+    ]
+    share = 100 * total["too_long"] / total["discarded"]
+    return (
+        f"Discarded as too_long (a changed sentence over invariant.max_sentence_chars, the "
+        f"original artifact's cap, not Alg. 3's; never parsed): {int(total['too_long']):,} of "
+        f"{int(total['discarded']):,} discarded mutants ({share:.1f}%; {'; '.join(parts)})."
+    )
+
+
 def validity(
     docs: pd.DataFrame, summaries: pd.DataFrame, datasets: Sequence[str], boot: Bootstrap
 ) -> Table:
@@ -201,6 +242,7 @@ def validity(
     totals["low"] = 100 * (1 - found["high"].to_numpy())
     totals["high"] = 100 * (1 - found["low"].to_numpy())
     totals = totals.merge(_kind_comparison(view, boot), on=by, how="left")
+    totals["too_long"] = _too_long(totals, summaries)
     totals = totals.rename(columns={"dataset_label": "dataset"})
     tracks = sorted(set(frame["track"]))
     totals = in_order(
@@ -242,8 +284,10 @@ def validity(
         3,
         "validity",
         boot.describe(),
+        too_long_sentence(summaries, datasets),
         f"""Paper: {PAPER["discarded_share"]:.2f}% of all mutants discarded
-        ({PAPER["discarded_of_generated"]}).""",
+        ({PAPER["discarded_of_generated"]}); probably shaped by the original artifact's
+        invariant inputs (docs/reconciliation.md).""",
     )
     body = markdown_table(
         md, right=["Generated", "Valid", "Discarded", "Discarded (%)", "vs atomic"]
@@ -504,6 +548,13 @@ def grammar_validity(frame: pd.DataFrame, boot: Bootstrap) -> Table:
 # Writing the tables
 
 
+def _rq3_orders(score_files: Sequence[ScoreFile]) -> pd.DataFrame:
+    """The scored texts of order N ≤ :data:`RQ_ORDER`: RQ3.3's pooled ``all`` rows must not
+    mix in RQ5's three-attribute suite (review 2026-11-28 G14)."""
+    frame = scores.read_scores(score_files)
+    return frame[frame["order"].astype(int) <= RQ_ORDER].reset_index(drop=True)
+
+
 def build_tables(
     *,
     shards: Sequence[ValidityShard],
@@ -527,7 +578,7 @@ def build_tables(
         "positives": lambda: positives(
             document_positives(outcome_files), models, datasets, boot, discarded_models
         ),
-        "grammar_validity": lambda: grammar_validity(scores.read_scores(score_files), boot),
+        "grammar_validity": lambda: grammar_validity(_rq3_orders(score_files), boot),
     }
     return {name: builders[name]() for name in TABLES}
 

@@ -39,7 +39,7 @@ ALL = "All"
 TOTAL = "Total"
 # Fig. 9 pooled over the models the paper's counts cover (paper.RQ4["scope_models"])
 PAPER_SCOPE = "Paper scope"
-COLUMNS = [*RATE_COLUMNS, "mutant_id", "parent_ids"]
+COLUMNS = [*RATE_COLUMNS, "mutant_id", "parent_ids", "parent_valid"]
 # Fig. 9's per-document counts and shares.
 COUNTERPART_INPUTS = ("hidden_base", "hidden", "hidden_artifact", "atomic_errors", "with_child",
                       "with_any_child")  # fmt: skip
@@ -72,9 +72,10 @@ def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFram
     bias-inducing child, then the atomic suites, which look those ids up."""
     keys = ["model", "dataset", "doc_id"]
     ordered = [f for f in group if f.order == order] + [f for f in group if f.order != order]
-    inter_counts, atomic_counts, flags = [], [], []
+    inter_counts, atomic_counts, flags, parents = [], [], [], []
     with_biased: set[str] = set()
     with_any: set[str] = set()
+    atomic_ids: set[str] = set()
     for f in ordered:
         frame = read_outcomes(f, COLUMNS)
         if f.order == order:
@@ -82,8 +83,10 @@ def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFram
             biased, any_ = rates.biased_children(frame)
             with_biased |= biased
             with_any |= any_
+            parents.append(_biased_parents(frame))
         elif f.order == 1:
             atomic_counts.append(rates.atomic_children(frame, (with_biased, with_any), by=keys))
+            atomic_ids.update(frame["mutant_id"])
         if len(frame):
             part = rates.document_flags(frame, by=["model", "dataset"])
             kept = part.loc[
@@ -91,6 +94,11 @@ def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFram
             ]
             flags.append(kept.assign(suite=f.suite))
         log.info("%s: %d outcome rows", f.path, len(frame))
+    extra = _parent_only(parents, atomic_ids, (with_biased, with_any))
+    if len(extra):  # G11: a capped run's atomic parents kept in intersectional files only
+        atomic_counts.append(extra.groupby(keys, sort=True)[list(rates.CHILD_COLUMNS)].sum()
+                             .reset_index())  # fmt: skip
+        flags.append(extra[[*keys, "suite"]].assign(tested=True, bias_inducing=True))
     parts = [_sum(inter_counts, keys), _sum(atomic_counts, keys)]
     docs = _merge([p for p in parts if p is not None], keys, COUNTERPART_INPUTS)
     members = (
@@ -99,6 +107,56 @@ def _group_counts(group: Sequence[OutcomeFile], order: int) -> tuple[pd.DataFram
         else pd.DataFrame(columns=[*keys, "tested", "bias_inducing", "suite"])
     )
     return docs, members
+
+
+def _biased_parents(frame: pd.DataFrame) -> pd.DataFrame:
+    """The valid, bias-inducing atomic parents of an intersectional outcome table, one row per
+    (document, parent id), with the atomic suite each belongs to (the parents follow the suite
+    name's attribute order)."""
+    columns = ["model", "dataset", "doc_id", "mutant_id", "suite"]
+    if frame.empty:
+        return pd.DataFrame(columns=columns)
+    long = frame[["model", "dataset", "doc_id", "suite", "parent_ids", "parent_valid",
+                  "parent_biased"]].reset_index(drop=True)  # fmt: skip
+    long = long[long["parent_ids"].map(lambda ids: ids is not None and len(ids) > 0)]
+    if long.empty:
+        return pd.DataFrame(columns=columns)
+    long = long.assign(position=long["parent_ids"].map(lambda ids: list(range(len(ids)))))
+    long = long.explode(["parent_ids", "parent_valid", "parent_biased", "position"])
+    keep = (long["parent_valid"] == True) & (long["parent_biased"] == True)  # noqa: E712
+    long = long[keep]
+    attribute = [
+        suite_attributes(s)[int(k)] for s, k in zip(long["suite"], long["position"], strict=True)
+    ]
+    return pd.DataFrame(
+        {
+            "model": long["model"].to_numpy(),
+            "dataset": long["dataset"].to_numpy(),
+            "doc_id": long["doc_id"].to_numpy(),
+            "mutant_id": long["parent_ids"].astype(str).to_numpy(),
+            "suite": [f"atomic-{a}" for a in attribute],
+        }
+    )
+
+
+def _parent_only(
+    parents: list[pd.DataFrame], atomic_ids: set[str], children: tuple[set[str], set[str]]
+) -> pd.DataFrame:
+    """Fig. 9b's counts of the bias-inducing atomic parents that no atomic suite's file holds
+    (a run capped per document keeps a sample of each atomic suite, and an intersectional
+    mutant's parents beside it): each parent once, as :func:`hinter.rates.atomic_children`
+    counts an atomic row (review 2026-11-28 G11)."""
+    found = [p for p in parents if len(p)]
+    if not found:
+        return pd.DataFrame()
+    frame = pd.concat(found, ignore_index=True).drop_duplicates("mutant_id")
+    frame = frame[~frame["mutant_id"].isin(atomic_ids)]
+    with_biased, with_any = children
+    return frame.assign(
+        atomic_errors=1,
+        with_child=frame["mutant_id"].isin(with_biased).astype(np.int64),
+        with_any_child=frame["mutant_id"].isin(with_any).astype(np.int64),
+    )
 
 
 def _sum(parts: list[pd.DataFrame], keys: list[str]) -> pd.DataFrame | None:
@@ -296,10 +354,11 @@ def _suite_members(members: pd.DataFrame, suite: str, sets: Sequence[str]) -> pd
     runs = set(zip(own["model"], own["dataset"], strict=True))
     mine = members[members["suite"].isin(sets) & members["bias_inducing"].astype(bool)]
     in_run = [(m, d) in runs for m, d in zip(mine["model"], mine["dataset"], strict=True)]
-    mine = mine[in_run]
+    mine = mine[np.array(in_run, dtype=bool)]  # (an empty list would select no columns)
     if len(sets) > 3:
         tested = set(own.loc[own["tested"].astype(bool), VENN_KEYS].itertuples(index=False))
-        mine = mine[[t in tested for t in mine[VENN_KEYS].itertuples(index=False)]]
+        keep = [t in tested for t in mine[VENN_KEYS].itertuples(index=False)]
+        mine = mine[np.array(keep, dtype=bool)]
     return mine
 
 
@@ -352,6 +411,30 @@ def _region_records(
     ]
 
 
+def _no_bias_record(suite: str, sets: Sequence[str], members: pd.DataFrame) -> list[dict]:
+    """A suite of order 3 or more that the run tested but that found no bias-inducing
+    original: one pooled row with 0 originals, so the UpSet figure can tell it from a run
+    without such a suite (review 2026-11-28 G15). Fig. 10's pair suites need none."""
+    if len(sets) <= 3 or not (members["suite"] == suite).any():
+        return []
+    return [
+        {
+            "suite": suite,
+            "order": len(sets) - 1,
+            "sets": ";".join(sets),
+            "model": TOTAL,
+            "dataset": ALL,
+            "region": "",
+            "name": "no bias-inducing original",
+            "originals": 0,
+            "union": 0,
+            "share_pct": None,
+            "share_low_pct": None,
+            "share_high_pct": None,
+        }
+    ]
+
+
 def _venn_section(suite: str, total: Sequence[Mapping[str, Any]]) -> list[str]:
     """The Markdown section of ``suite``: its regions, every model and dataset pooled."""
     heading = [f"## {suite} (all models and datasets)", ""]
@@ -387,7 +470,7 @@ def venn(
         sets = suite_sets(suite)
         mine = _suite_members(members, suite, sets)
         found = [] if mine.empty else _region_records(mine, suite, sets, models, datasets, stats)
-        records += found
+        records += found or _no_bias_record(suite, sets, members)
         sections += _venn_section(suite, [x for x in found if x["model"] == TOTAL])
     if not suites:
         sections.append("No intersectional suite in this run.\n")

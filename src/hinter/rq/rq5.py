@@ -92,6 +92,9 @@ def table5(
         ["model", "dataset", "order"],
         **stats,
     )
+    keys = ["model", "dataset", "order"]
+    documents = doc_counts.groupby(keys, sort=False)["doc_id"].nunique().rename("documents")
+    grid = grid.merge(documents.reset_index(), on=keys, how="left")
     grid = in_order(grid, {"model": models, "dataset": datasets}, then=["order"])
     by_paper = paper.get("table5", {})
     records = []
@@ -109,6 +112,7 @@ def table5(
                 "decided": int(r["decided"]),
                 "errors": int(r["errors"]),
                 **{c: r[c] for c in intervals.percent_columns(["error_rate"])},
+                "documents": int(r["documents"]),
                 "hidden_base": int(r["hidden_base"]),
                 "hidden": int(r["hidden"]) if r["order"] >= 2 else None,
                 **{

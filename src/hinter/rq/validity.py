@@ -71,7 +71,9 @@ def document_validity(shards: Sequence[ValidityShard]) -> pd.DataFrame:
 
 
 def read_summaries(summaries: Sequence[ValiditySummary]) -> pd.DataFrame:
-    """The per-suite rows of every validity summary (not its "all" row)."""
+    """The per-suite rows of every validity summary (not its "all" row), with the mutants
+    discarded as ``too_long`` (the sentence cap, the original artifact's rule: Fig. 7 reports
+    their share, review 2026-11-28 G2)."""
     frames = []
     for s in summaries:
         if not Path(s.path).exists():
@@ -82,11 +84,15 @@ def read_summaries(summaries: Sequence[ValiditySummary]) -> pd.DataFrame:
             raise DataError(f"{s.path}: not a validity summary (no {sorted(missing)[0]} column)")
         frame = frame[frame["suite"] != "all"]
         frame = frame[frame["suite"].map(suite_order) <= RQ_ORDER]
+        if "too_long" not in frame.columns:  # a summary written before the reason was counted
+            frame = frame.assign(too_long=0)
         frames.append(
-            frame[["suite", "generated", "valid"]].assign(track=s.track, dataset=s.dataset)
+            frame[["suite", "generated", "valid", "too_long"]].assign(
+                track=s.track, dataset=s.dataset
+            )
         )
     if not frames:
-        return pd.DataFrame(columns=["track", "dataset", "suite", "generated", "valid"])
+        return pd.DataFrame(columns=["track", "dataset", "suite", "generated", "valid", "too_long"])
     return pd.concat(frames, ignore_index=True)
 
 

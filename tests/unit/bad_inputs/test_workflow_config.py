@@ -35,12 +35,43 @@ def check_config(*files: str) -> Callable[[W], list[str]]:
     return argv
 
 
+def _fewshot(examples: str) -> Callable[[W], None]:
+    """A user dataset (a one-row test file) whose few-shot examples are ``examples``."""
+
+    def setup(w: W) -> None:
+        (w.root / "t.csv").write_text("text,label\nA fine film.,pos\n", encoding="utf-8")
+        (w.root / "ex.txt").write_text("A fine film.", encoding="utf-8")
+        _config(
+            "datasets: [imdb, {name: reviews, files: {test: '{root}/t.csv'}, labels: [neg, pos],"
+            f" fewshot: {examples}}}]\n"
+        )(w)
+
+    return setup
+
+
 def _finetuned_with_auto_map(w: W) -> None:
     folder = copy_model(w.model, w.root / "custom")
     auto_map("config.json")(folder)
 
 
 CASES = [
+    Case(
+        "config-fewshot-count",
+        1,
+        r"config key 'user_datasets\.reviews\.fewshot': 1 examples; a prompt has 3",
+        check_config(),
+        setup=_fewshot("[{file: '{root}/ex.txt', label: pos}]"),
+    ),
+    Case(
+        "config-fewshot-file-missing",
+        1,
+        r"config key 'user_datasets\.reviews\.fewshot\.1\.file': file .*nope\.txt not found",
+        check_config(),
+        setup=_fewshot(
+            "[{file: '{root}/ex.txt', label: pos}, {file: '{root}/nope.txt', label: neg},"
+            " {id: train-000001}]"
+        ),
+    ),
     Case(
         "config-yaml-syntax-error",
         1,
