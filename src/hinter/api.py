@@ -16,6 +16,7 @@ given take the workflow schema's defaults.
 from __future__ import annotations
 
 import json
+import threading
 from argparse import ArgumentTypeError
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,8 +34,71 @@ from hinter.layout import RunLayout
 Texts = pd.DataFrame | Sequence[str] | str | Path
 
 
+# The command line's checks of its flags, as keyword arguments: the lowest integer each takes
+# (``--max-documents 0`` and ``-1`` are refused there; a slice here took -1 as "all but one").
+_AT_LEAST = {
+    "max_documents": 1,
+    "max_mutants_per_document": 1,
+    "max_sentence_chars": 1,
+    "max_new_tokens": 1,
+    "batch_size": 1,
+    "examples": 0,
+    "seed": 0,
+}
+# Options that are lists: a string would be iterated character by character.
+_LISTS = ("attributes", "orders", "compare", "fail_above")
+
+
+def check_options(model: Any, options: dict[str, Any]) -> None:
+    """What ``hinter test`` checks of its flags, for the keyword arguments (review 2026-11-28
+    A04-A07): one :class:`HinterError` naming the keyword, before anything is read or written."""
+    if not isinstance(model, str | Path) or not str(model).strip():
+        raise HinterError(f"model: expected a model folder or name, got {model!r}")
+    for key, low in _AT_LEAST.items():
+        value = options.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise HinterError(f"{key}: expected an integer ≥ {low}, got {value!r}")
+        if value < low:
+            raise HinterError(f"{key}: expected an integer ≥ {low}, got {value}")
+    for key in _LISTS:
+        value = options.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise HinterError(
+                f"{key}: expected a list, got {value!r} (write [{value!r}] for one item)"
+            )
+    orders = options.get("orders")
+    if orders is not None and not all(
+        isinstance(o, int) and not isinstance(o, bool) and o >= 1 for o in orders
+    ):
+        raise HinterError(f"orders: expected a list of integers ≥ 1, got {list(orders)!r}")
+
+
+def _unicode(records: list[dict[str, Any]], name: str) -> None:
+    """Every text encodes as UTF-8 (a lone surrogate, from a bad decode, does not)."""
+    for i, record in enumerate(records, start=1):
+        for column, value in record.items():
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise HinterError(
+                        f"{name}: row {i}: column {column!r} is not valid Unicode (a lone "
+                        f"surrogate {value[exc.start]!r} at character {exc.start}); decode the "
+                        "text again"
+                    ) from None
+
+
 def _rows(texts: Texts, labels: Sequence[Any] | None) -> tuple[str, InputFile | None]:
     """A file's path, or records in memory for a DataFrame or a list of strings."""
+    if not isinstance(texts, str | Path | pd.DataFrame | Sequence) or isinstance(texts, bytes):
+        raise HinterError(
+            f"texts: expected a DataFrame, a file path or a list of strings, got "
+            f"{type(texts).__name__}"
+        )
     if isinstance(texts, str | Path):
         if labels is not None:
             raise HinterError("labels: give the labels as a column of the file (label_column)")
@@ -47,14 +111,35 @@ def _rows(texts: Texts, labels: Sequence[Any] | None) -> tuple[str, InputFile | 
         texts = list(texts)
         if not all(isinstance(t, str) for t in texts):
             raise HinterError("texts: expected a DataFrame, a file path or a list of strings")
+        _unicode([{"text": t} for t in texts], "<texts>")
         frame, name = pd.DataFrame({"text": texts}), "<texts>"
         if labels is not None:
             if len(labels) != len(texts):
                 raise HinterError(f"labels: {len(labels)} labels for {len(texts)} texts")
             frame["label"] = list(labels)
     records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    _unicode(records, name)
     rows = [Row(i + 1, None, dict(r)) for i, r in enumerate(records)]
     return name, InputFile(Path(name), [str(c) for c in frame.columns], rows)
+
+
+_IMPORT_LOCK = threading.Lock()
+# what the stages import from transformers, inside their functions (a lazy module)
+_TRANSFORMERS = (
+    "AutoConfig", "AutoTokenizer", "AutoModelForSequenceClassification", "AutoModelForCausalLM",
+    "PreTrainedTokenizerFast", "GenerationConfig",
+)  # fmt: skip
+
+
+def import_transformers() -> None:
+    """Resolve transformers' lazy names once, under a lock, before a test touches them: two
+    ``BiasTest`` started at once in a fresh process raced on the first ``from transformers
+    import …`` and one failed with ImportError (review 2026-11-28 A11)."""
+    with _IMPORT_LOCK:
+        import transformers
+
+        for name in _TRANSFORMERS:
+            getattr(transformers, name)
 
 
 class BiasTest:
@@ -70,10 +155,12 @@ class BiasTest:
         fail_above: Sequence[str] = (),
         **options: Any,
     ) -> None:
+        check_options(model, {**options, "compare": compare, "fail_above": fail_above})
+        import_transformers()
         data, rows = _rows(texts, labels)
         if rows is not None and labels is not None:
             options.setdefault("label_column", "label")
-        if rows is not None and rows.rows and options.get("max_documents"):
+        if rows is not None and rows.rows and options.get("max_documents") is not None:
             rows.rows = rows.rows[: options["max_documents"]]
         try:
             thresholds = [parse_threshold(t) for t in fail_above]

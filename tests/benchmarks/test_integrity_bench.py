@@ -1,0 +1,180 @@
+"""Benchmark and sweeps of the integrity checks (review 2026-11-28 K01, F01-F04, A11).
+
+- every bit of a realistic predictions file flipped, for both Parquet writers: each read is an
+  error or the values as written (the unit test flips one bit per byte of a small file);
+- the cost of the whole-file digest: writing and reading a predictions file with the digest
+  against the same file written and read without it (the page CRCs and row count kept);
+- the cost of the row digests of the prediction cache;
+- two ``BiasTest`` built at once in a fresh process (the first import of transformers raced).
+
+    pytest tests/benchmarks/test_integrity_bench.py -m benchmark -s        # smoke (a minute)
+    HINTER_BENCH_SCALE=full pytest tests/benchmarks/test_integrity_bench.py -m benchmark -s
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from hinter import io, tables
+from hinter.models.cache import PredictionCache
+
+pytestmark = pytest.mark.benchmark
+
+FULL = os.environ.get("HINTER_BENCH_SCALE", "smoke") == "full"
+SWEEP_ROWS = 23  # the review's file: 23 predictions (6,243 bytes)
+ROWS = 1_000_000 if FULL else 100_000  # predictions of the cost measurement
+REPEATS = 3
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
+from test_parquet_integrity import _predictions, flip_sweep  # noqa: E402
+
+
+@pytest.mark.parametrize("writer", ["write_parquet", "stream"])
+def test_every_bit_of_a_predictions_file(tmp_path, writer):
+    path = tmp_path / "predictions" / "m" / "default" / "imdb" / "000.parquet"
+    original = _predictions(SWEEP_ROWS)
+    if writer == "stream":
+        with io.ParquetStreamWriter(path, tables.PREDICTIONS) as out:
+            out.write(original.slice(0, 10))
+            out.write(original.slice(10))
+    else:
+        io.write_parquet(original, path, tables.PREDICTIONS)
+    size = path.stat().st_size
+    start = time.perf_counter()
+    counts = flip_sweep(path, tables.PREDICTIONS, original, bits=range(8), stream=FULL)
+    print(
+        f"\nflip sweep ({writer}): {size} bytes, {8 * size} flips: {counts['error']} errors, "
+        f"{counts['same']} unchanged, 0 changed ({time.perf_counter() - start:.1f} s)"
+    )
+    assert counts["error"] + counts["same"] == 8 * size
+
+
+def _realistic(rows: int) -> pa.Table:
+    rng = np.random.default_rng(0)
+    scores = rng.random((rows, 2), dtype=np.float32)
+    return pa.table(
+        {
+            "text_id": [f"{i:020x}" for i in rng.integers(0, 2**63, rows)],
+            "kind": pa.array(np.where(rng.random(rows) < 0.05, "original", "mutant")),
+            "labels": pa.array([[int(a > b)] for a, b in scores], type=pa.list_(pa.int32())),
+            "scores": pa.array(list(scores), type=pa.list_(pa.float32())),
+            "confidence": pa.array(scores.max(axis=1)),
+            "status": pa.array(["ok"] * rows),
+            "answer": pa.array([None] * rows, type=pa.string()),
+            "answer_status": pa.array([None] * rows, type=pa.string()),
+        }
+    )
+
+
+def _best(fn) -> float:
+    times = []
+    for _ in range(REPEATS):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def test_the_digest_costs_little(tmp_path):
+    table = io.conform(_realistic(ROWS), tables.PREDICTIONS, "bench")
+    ours, plain = tmp_path / "ours.parquet", tmp_path / "plain.parquet"
+
+    def write_plain():  # the same writer without the digest: page CRCs and the row count
+        meta = {io.ROWS_KEY: str(table.num_rows).encode()}
+        pq.write_table(
+            table.replace_schema_metadata(meta), plain, compression="zstd",
+            write_page_checksum=True,
+        )  # fmt: skip
+
+    def read_plain():
+        parquet = pq.ParquetFile(plain, page_checksum_verification=True)
+        out = parquet.read()
+        io.check_rows(plain, parquet.metadata, out.num_rows)
+        return out
+
+    write = _best(lambda: io.write_parquet(table, ours, tables.PREDICTIONS)) / _best(write_plain)
+    read = _best(lambda: io.read_parquet(ours, tables.PREDICTIONS)) / _best(read_plain)
+    stream = _best(lambda: sum(t.num_rows for t in io.iter_batches(ours))) / _best(read_plain)
+    assert io.read_parquet(ours, tables.PREDICTIONS).equals(table)
+    print(
+        f"\ndigest cost on {ROWS:,} predictions ({ours.stat().st_size / 1e6:.1f} MB): write "
+        f"x{write:.2f}, read x{read:.2f}, streamed read x{stream:.2f} (vs. without the digest)"
+    )
+    assert write < 1.5 and read < 1.5
+
+
+def test_the_row_digests_cost_little(tmp_path):
+    n = 20_000 if FULL else 5_000
+    rng = np.random.default_rng(1)
+    outputs = {f"{i:032x}": rng.random(2, dtype=np.float32) for i in range(n)}
+    cache = PredictionCache(tmp_path / "ours", "f" * 64, 2)
+    start = time.perf_counter()
+    cache.put({}, outputs)
+    got = cache.get_logits(outputs)
+    ours = time.perf_counter() - start
+    assert len(got) == n
+    # the same rows through SQLite without the digest column
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "plain.sqlite", isolation_level=None)
+    db.execute("CREATE TABLE outputs (ids_hash TEXT PRIMARY KEY, logits BLOB) WITHOUT ROWID")
+    start = time.perf_counter()
+    db.execute("BEGIN")
+    db.executemany(
+        "INSERT INTO outputs VALUES (?, ?)", [(k, v.tobytes()) for k, v in outputs.items()]
+    )
+    db.execute("COMMIT")
+    keys = list(outputs)
+    rows = []
+    for i in range(0, n, 500):
+        part = keys[i : i + 500]
+        rows += db.execute(
+            f"SELECT ids_hash, logits FROM outputs WHERE ids_hash IN ({','.join('?' * len(part))})",
+            part,
+        ).fetchall()
+    plain = time.perf_counter() - start
+    print(f"\nprediction cache, {n:,} rows put and read: x{ours / plain:.2f} of plain SQLite")
+
+
+def test_two_bias_tests_built_at_once_in_a_fresh_process(tmp_path):
+    """A11: the first ``from transformers import …`` of two threads raced (ImportError, 2 of 2)."""
+    from cli_inputs import make_classifier
+
+    tiny = make_classifier(tmp_path / "model")
+    script = textwrap.dedent(
+        f"""
+        import sys, threading
+        sys.path.insert(0, {str(Path(__file__).parents[1] / "support")!r})
+        from cli_inputs import TEXTS
+        from hinter.api import BiasTest
+        errors, plans = [], []
+        def build(i):
+            try:
+                t = BiasTest({str(tiny)!r}, TEXTS[:3], out={str(tmp_path)!r} + f"/out{{i}}",
+                             invariant=False, attributes=["race", "gender"])
+                plans.append(t.plan.docs.num_rows)
+            except Exception as exc:
+                errors.append(repr(exc))
+        threads = [threading.Thread(target=build, args=(i,)) for i in range(2)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        print(errors, plans)
+        sys.exit(1 if errors else 0)
+        """
+    )
+    for _ in range(2):
+        proc = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
+        assert "[3, 3]" in proc.stdout
