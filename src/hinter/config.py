@@ -32,6 +32,7 @@ from hinter.layout import KNOWN_DATASETS
 from hinter.plan import known_dataset_names
 
 MAX_CONFIG_VALUES = 200_000  # values in a config tree (a real one has a few hundred)
+MAX_DEPTH = 50  # levels of nested mappings and lists in a config file (a real one has 6)
 MAX_JOBS = 100_000  # planned per-shard jobs (mutate, invariant, predict): the paper plans ~11,000
 
 REPO_ROOT = paths.ROOT
@@ -128,7 +129,13 @@ def load_yaml(path: str | Path) -> dict:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
+        depth = 0
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            depth += isinstance(event, yaml.CollectionStartEvent)
+            depth -= isinstance(event, yaml.CollectionEndEvent)
+            if depth > MAX_DEPTH:  # the loader recurses: 3,000 levels were a RecursionError
+                raise ConfigError(f"{path}:{event.start_mark.line + 1}: nested deeper than "
+                                  f"{MAX_DEPTH} levels (a config has a few)")  # fmt: skip
             if isinstance(event, yaml.AliasEvent):
                 raise ConfigError(
                     f"{path}:{event.start_mark.line + 1}: YAML alias *{event.anchor} is not "

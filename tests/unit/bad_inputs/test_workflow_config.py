@@ -305,6 +305,13 @@ CASES = [
     ),
     # review 2026-11-28 §3.8: what validation let through and a later step failed on
     Case(
+        "config-nested-too-deep",
+        1,
+        r"override\.yaml:1: nested deeper than 50 levels",
+        check_config(),
+        setup=_config("seed: " + "[" * 3000 + "]" * 3000 + "\n"),
+    ),
+    Case(
         "config-integer-written-as-float",
         1,
         r"config key 'mutation\.default_shards': 2\.0 is not an integer; write 2",
