@@ -321,7 +321,7 @@ def verify_digest(path: str | Path, metadata: pq.FileMetaData, fh: BinaryIO | No
     if recorded is None:
         return
     if not _HEX64.fullmatch(recorded):
-        raise damaged(path, "its SHA-256 record is not a digest")
+        raise damaged(path, "its SHA-256 record is not a digest; or another program rewrote it")
     with contextlib.ExitStack() as stack:
         if fh is None:
             fh = stack.enter_context(open(path, "rb"))
@@ -335,7 +335,11 @@ def verify_digest(path: str | Path, metadata: pq.FileMetaData, fh: BinaryIO | No
         digest.update(_PLACEHOLDER)
         _hash_range(fh, digest, start + at + len(recorded), size)
     if digest.hexdigest().encode() != recorded:
-        raise damaged(path, "its SHA-256 does not match the one recorded when it was written")
+        raise damaged(
+            path,
+            "its SHA-256 does not match the one recorded when it was written; or another "
+            "program rewrote it keeping hinter's key-value metadata",
+        )
 
 
 def writer_rule(path: str | Path) -> str:
