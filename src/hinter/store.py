@@ -92,6 +92,8 @@ class Store:
             self.db = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=not threads
             )
+            # a damaged byte in a text value is a damaged row (its digest fails), not a failed query
+            self.db.text_factory = lambda raw: raw.decode("utf-8", "surrogateescape")
             if wal:
                 mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if str(mode).lower() != "wal":

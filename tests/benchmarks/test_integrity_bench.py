@@ -178,3 +178,115 @@ def test_two_bias_tests_built_at_once_in_a_fresh_process(tmp_path):
         )
         assert proc.returncode == 0, proc.stdout + proc.stderr[-2000:]
         assert "[3, 3]" in proc.stdout
+
+
+def _flip_every_bit(path: Path, spans, check) -> dict[str, int]:
+    """Flip every bit of the byte ``spans`` of ``path`` in place; ``check()`` after each flip
+    returns 'error', 'miss' or 'same' (and fails on a changed value)."""
+    data = path.read_bytes()
+    counts: dict[str, int] = {}
+    fd = os.open(path, os.O_RDWR)
+    try:
+        for start, end in spans:
+            for byte in range(start, end):
+                for bit in range(8):
+                    os.pwrite(fd, bytes([data[byte] ^ (1 << bit)]), byte)
+                    outcome = check()
+                    counts[outcome] = counts.get(outcome, 0) + 1
+                    os.pwrite(fd, data[byte : byte + 1], byte)
+    finally:
+        os.close(fd)
+    return counts
+
+
+def test_every_bit_of_the_cached_rows(tmp_path):
+    """F01 and F02 re-run as sweeps: every bit of every stored logit and key of a prediction
+    cache, every bit of every cached answer of a response cache. A flipped row is a miss
+    (computed or fetched again), never a changed value."""
+    from hinter.errors import DataError
+    from hinter.models.chat_openai import ResponseCache
+
+    rng = np.random.default_rng(2)
+    outputs = {f"{i:032x}": rng.normal(size=2).astype(np.float32) for i in range(40)}
+    cache = PredictionCache(tmp_path, "f" * 64, 2)
+    cache.put({}, outputs)
+    cache.close()
+    path = cache.path
+    data = path.read_bytes()
+    spans = []
+    for key, value in outputs.items():
+        for needle in (value.astype("<f4").tobytes(), key.encode()):
+            at = data.find(needle)
+            if at >= 0:
+                spans.append((at, at + len(needle)))
+
+    def check_logits():
+        try:
+            c = PredictionCache(tmp_path, "f" * 64, 2)
+            got = c.get_logits(outputs)
+            c.close()
+        except DataError:
+            return "error"
+        for key, value in got.items():
+            assert np.array_equal(value, outputs[key]), key
+        return "same" if len(got) == len(outputs) else "miss"
+
+    logits = _flip_every_bit(path, spans, check_logits)
+    responses = {
+        f"k{i}": {
+            "choices": [{"message": {"content": f"Answer: {'Negative' if i % 2 else 'Positive'}."}}]
+        }
+        for i in range(20)
+    }
+    rcache = ResponseCache(tmp_path)
+    for key, response in responses.items():
+        rcache.put(key, "gpt", response)
+    rcache.close()
+    rpath = tmp_path / "api" / "responses.sqlite"
+    data = rpath.read_bytes()
+    spans = []
+    start = 0
+    while (at := data.find(b"Answer: ", start)) >= 0:
+        spans.append((at, at + 17))
+        start = at + 1
+
+    def check_responses():
+        try:
+            c = ResponseCache(tmp_path)
+            got = {k: c.get(k) for k in responses}
+            c.close()
+        except DataError:
+            return "error"
+        for key, value in got.items():
+            assert value is None or value == responses[key], (key, value)
+        return "same" if all(v is not None for v in got.values()) else "miss"
+
+    answers = _flip_every_bit(rpath, spans, check_responses)
+    print(f"\nprediction cache, every bit of 40 logit pairs and keys: {logits}")
+    print(f"response cache, every bit of 20 answers: {answers}")
+    assert "same" not in logits or logits["same"] < sum(logits.values()) * 0.01
+    assert answers.get("same", 0) == 0
+
+
+def test_every_bit_of_a_meta_json(tmp_path):
+    """F03 as a sweep: every bit of a data folder's meta.json is an error or the same content."""
+    from hinter.errors import DataError
+
+    meta = {
+        "dataset": "imdb", "display_names": ["Negative", "Positive"], "label_names": ["neg", "pos"],
+        "n_labels": 2, "rows": {"test": 25000, "train": 25000}, "task_type": "multi_class",
+        "source": {"repo": "stanfordnlp/imdb", "revision": "e6281661ce1c48d982bc483cf8a1"},
+    }  # fmt: skip
+    path = tmp_path / "data" / "imdb" / "meta.json"
+    io.write_json(path, meta)
+
+    def check():
+        try:
+            got = io.read_json(path)
+        except DataError:
+            return "error"
+        assert got == meta
+        return "same"
+
+    counts = _flip_every_bit(path, [(0, path.stat().st_size)], check)
+    print(f"\nmeta.json, {path.stat().st_size} bytes, every bit: {counts}")
