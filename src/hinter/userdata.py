@@ -201,6 +201,13 @@ def check_declarations(
                 fkey = f"{key}.files.{split}"
                 fmt = file_format(value, fkey)
                 path = resolve(value, base_dir)
+                run_dir = resolve(str(cfg.get("results_dir") or "results"), base_dir).resolve()
+                run_dir = run_dir / str(cfg.get("run_name") or "")
+                if run_dir in path.resolve().parents:  # the data stage would write over it
+                    raise ConfigError(
+                        f"config key '{fkey}': {value} is inside the run's results folder "
+                        f"{run_dir}, which the workflow writes; move the file out"
+                    )
                 if not path.exists():
                     raise ConfigError(f"config key '{fkey}': file {value} not found")
                 if not path.is_file():  # a FIFO or a device would block or never end

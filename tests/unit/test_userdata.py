@@ -288,3 +288,15 @@ def test_a_fifo_is_not_a_regular_file_and_a_repeated_column_is_refused(files):
     cfg = _config(files, files={"train": "train.csv", "test": "twice.csv"})
     with pytest.raises(ConfigError, match=r"files\.test': twice\.csv: column 'review' appears"):
         validate_config(cfg, base_dir=files)
+
+
+def test_a_split_file_inside_the_runs_results_folder_is_refused(files):
+    """An output never overwrites an input, in the workflow too: a user dataset's file inside
+    results/<run>/ is where the data stage writes."""
+    inside = files / "results" / "t" / "data" / "reviews"
+    inside.mkdir(parents=True)
+    _write(inside / "test.parquet", TEST, "parquet")
+    cfg = _config(files, files={"train": "train.csv", "test": str(inside / "test.parquet")})
+    cfg["results_dir"] = str(files / "results")
+    with pytest.raises(ConfigError, match=r"files\.test': .*test\.parquet is inside the run's"):
+        validate_config(cfg, base_dir=files)
