@@ -270,7 +270,7 @@ def _outcomes(layout: RunLayout, model: str, suites) -> pd.DataFrame:
     frames = []
     for suite in suites:
         name = suite if isinstance(suite, str) else suite.name
-        frame = pd.read_parquet(layout.outcomes(model, DATASET, name))
+        frame = io.read_parquet(layout.outcomes(model, DATASET, name)).to_pandas()  # checked
         frames.append(frame.assign(model=model))
     return pd.concat(frames, ignore_index=True)
 
