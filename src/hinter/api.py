@@ -174,9 +174,17 @@ class BiasTest:
 
     def run(self) -> Result:
         """Run every stage (resumable: a rerun reuses the caches); the result of the run."""
+        from hinter.testrun.plan import run_inputs
+
         with testrun.locked_output(self.plan.out):
             testrun.run(self.plan)
-            return Result.load(self.plan)
+            result = Result.load(self.plan)
+        data = None if self.options.rows is not None else Path(str(self.options.data))
+        chat = self.plan.models[0].llm is not None  # run_inputs finds a chat model's files
+        folders = [] if chat else [m.path for m in self.plan.models]
+        files, protected = run_inputs(self.options, folders, data)
+        result.inputs = (files, protected)  # write_json and write_report never write over one
+        return result
 
 
 @dataclass
@@ -193,6 +201,13 @@ class Result:
     verdict: Verdict
     comparison: pd.DataFrame | None  # the models against the first one (paired bootstrap)
     about: dict[str, Any] = field(default_factory=dict)
+    # the run's input files and folders (testrun.plan.run_inputs): outputs never go there
+    inputs: tuple[list[Path], dict[str, Path]] = field(default=([], {}), repr=False)
+
+    def _guarded(self, path: str | Path, what: str) -> Path:
+        files, folders = self.inputs
+        io.guard_output_file(path, what, inputs=files, folders=folders)
+        return Path(path)
 
     @classmethod
     def load(cls, p: testrun.TestPlan) -> Result:
@@ -251,15 +266,15 @@ class Result:
         return document
 
     def write_json(self, path: str | Path) -> Path:
-        text = json.dumps(self.summary(), indent=2, sort_keys=True) + "\n"
-        io.write_text(path, text)
-        return Path(path)
+        target = self._guarded(path, "write_json")
+        io.write_text(target, json.dumps(self.summary(), indent=2, sort_keys=True) + "\n")
+        return target
 
     def write_report(self, path: str | Path) -> Path:
         """The HTML report: one self-contained file (figures embedded)."""
         from hinter.report import write_report
 
-        return write_report(self, path)
+        return write_report(self, self._guarded(path, "write_report"))
 
 
 def _csv(layout: RunLayout, name: str) -> pd.DataFrame:

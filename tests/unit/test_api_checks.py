@@ -57,3 +57,20 @@ def test_wrong_kinds_of_model_and_texts_are_named(tmp_path, model, texts, messag
 def test_max_documents_keeps_the_first_n(tiny, tmp_path):
     test = BiasTest(tiny, TEXTS[:4], out=tmp_path / "out", invariant=False, max_documents=3)
     assert test.plan.docs.num_rows == 3
+
+
+def test_a_results_files_never_overwrite_an_input(tmp_path):
+    """N26 for the API: Result.write_json / write_report refuse the run's inputs (the plan's
+    run_inputs, set by BiasTest.run)."""
+    from hinter.api import Result
+
+    data, model = tmp_path / "texts.csv", tmp_path / "chat"
+    data.write_text("text\nA.\n")
+    model.mkdir()
+    result = object.__new__(Result)
+    result.inputs = ([data], {"model": model})
+    with pytest.raises(HinterError, match=r"write_json .*texts\.csv: is the input file"):
+        result.write_json(data)
+    with pytest.raises(HinterError, match=r"write_report .*config\.json: inside the model folder"):
+        result.write_report(model / "config.json")
+    assert data.read_text() == "text\nA.\n" and not any(model.iterdir())
