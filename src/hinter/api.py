@@ -16,6 +16,7 @@ given take the workflow schema's defaults.
 from __future__ import annotations
 
 import json
+import threading
 from argparse import ArgumentTypeError
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,8 +34,71 @@ from hinter.layout import RunLayout
 Texts = pd.DataFrame | Sequence[str] | str | Path
 
 
+# The command line's checks of its flags, as keyword arguments: the lowest integer each takes
+# (``--max-documents 0`` and ``-1`` are refused there; a slice here took -1 as "all but one").
+_AT_LEAST = {
+    "max_documents": 1,
+    "max_mutants_per_document": 1,
+    "max_sentence_chars": 1,
+    "max_new_tokens": 1,
+    "batch_size": 1,
+    "examples": 0,
+    "seed": 0,
+}
+# Options that are lists: a string would be iterated character by character.
+_LISTS = ("attributes", "orders", "compare", "fail_above")
+
+
+def check_options(model: Any, options: dict[str, Any]) -> None:
+    """What ``hinter test`` checks of its flags, for the keyword arguments (review 2026-11-28
+    A04-A07): one :class:`HinterError` naming the keyword, before anything is read or written."""
+    if not isinstance(model, str | Path) or not str(model).strip():
+        raise HinterError(f"model: expected a model folder or name, got {model!r}")
+    for key, low in _AT_LEAST.items():
+        value = options.get(key)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise HinterError(f"{key}: expected an integer ≥ {low}, got {value!r}")
+        if value < low:
+            raise HinterError(f"{key}: expected an integer ≥ {low}, got {value}")
+    for key in _LISTS:
+        value = options.get(key)
+        if value is None:
+            continue
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise HinterError(
+                f"{key}: expected a list, got {value!r} (write [{value!r}] for one item)"
+            )
+    orders = options.get("orders")
+    if orders is not None and not all(
+        isinstance(o, int) and not isinstance(o, bool) and o >= 1 for o in orders
+    ):
+        raise HinterError(f"orders: expected a list of integers ≥ 1, got {list(orders)!r}")
+
+
+def _unicode(records: list[dict[str, Any]], name: str) -> None:
+    """Every text encodes as UTF-8 (a lone surrogate, from a bad decode, does not)."""
+    for i, record in enumerate(records, start=1):
+        for column, value in record.items():
+            if isinstance(value, str):
+                try:
+                    value.encode("utf-8")
+                except UnicodeEncodeError as exc:
+                    raise HinterError(
+                        f"{name}: row {i}: column {column!r} is not valid Unicode (a lone "
+                        f"surrogate {value[exc.start]!r} at character {exc.start}); decode the "
+                        "text again"
+                    ) from None
+
+
 def _rows(texts: Texts, labels: Sequence[Any] | None) -> tuple[str, InputFile | None]:
     """A file's path, or records in memory for a DataFrame or a list of strings."""
+    if not isinstance(texts, str | Path | pd.DataFrame | Sequence) or isinstance(texts, bytes):
+        raise HinterError(
+            f"texts: expected a DataFrame, a file path or a list of strings, got "
+            f"{type(texts).__name__}"
+        )
     if isinstance(texts, str | Path):
         if labels is not None:
             raise HinterError("labels: give the labels as a column of the file (label_column)")
@@ -47,14 +111,35 @@ def _rows(texts: Texts, labels: Sequence[Any] | None) -> tuple[str, InputFile | 
         texts = list(texts)
         if not all(isinstance(t, str) for t in texts):
             raise HinterError("texts: expected a DataFrame, a file path or a list of strings")
+        _unicode([{"text": t} for t in texts], "<texts>")
         frame, name = pd.DataFrame({"text": texts}), "<texts>"
         if labels is not None:
             if len(labels) != len(texts):
                 raise HinterError(f"labels: {len(labels)} labels for {len(texts)} texts")
             frame["label"] = list(labels)
     records = frame.astype(object).where(frame.notna(), None).to_dict("records")
+    _unicode(records, name)
     rows = [Row(i + 1, None, dict(r)) for i, r in enumerate(records)]
     return name, InputFile(Path(name), [str(c) for c in frame.columns], rows)
+
+
+_IMPORT_LOCK = threading.Lock()
+# what the stages import from transformers, inside their functions (a lazy module)
+_TRANSFORMERS = (
+    "AutoConfig", "AutoTokenizer", "AutoModelForSequenceClassification", "AutoModelForCausalLM",
+    "PreTrainedTokenizerFast", "GenerationConfig",
+)  # fmt: skip
+
+
+def import_transformers() -> None:
+    """Resolve transformers' lazy names once, under a lock, before a test touches them: two
+    ``BiasTest`` started at once in a fresh process raced on the first ``from transformers
+    import …`` and one failed with ImportError (review 2026-11-28 A11)."""
+    with _IMPORT_LOCK:
+        import transformers
+
+        for name in _TRANSFORMERS:
+            getattr(transformers, name)
 
 
 class BiasTest:
@@ -70,10 +155,12 @@ class BiasTest:
         fail_above: Sequence[str] = (),
         **options: Any,
     ) -> None:
+        check_options(model, {**options, "compare": compare, "fail_above": fail_above})
+        import_transformers()
         data, rows = _rows(texts, labels)
         if rows is not None and labels is not None:
             options.setdefault("label_column", "label")
-        if rows is not None and rows.rows and options.get("max_documents"):
+        if rows is not None and rows.rows and options.get("max_documents") is not None:
             rows.rows = rows.rows[: options["max_documents"]]
         try:
             thresholds = [parse_threshold(t) for t in fail_above]
@@ -87,9 +174,17 @@ class BiasTest:
 
     def run(self) -> Result:
         """Run every stage (resumable: a rerun reuses the caches); the result of the run."""
+        from hinter.testrun.plan import run_inputs
+
         with testrun.locked_output(self.plan.out):
             testrun.run(self.plan)
-            return Result.load(self.plan)
+            result = Result.load(self.plan)
+        data = None if self.options.rows is not None else Path(str(self.options.data))
+        chat = self.plan.models[0].llm is not None  # run_inputs finds a chat model's files
+        folders = [] if chat else [m.path for m in self.plan.models]
+        files, protected = run_inputs(self.options, folders, data)
+        result.inputs = (files, protected)  # write_json and write_report never write over one
+        return result
 
 
 @dataclass
@@ -110,6 +205,13 @@ class Result:
     # frequent prediction (100 = a constant model) and of unreadable LLM answers, in percent
     quality: pd.DataFrame = field(default_factory=pd.DataFrame)
     min_count: int = gate.MIN_COUNT  # rates on fewer mutants are "too few"
+    # the run's input files and folders (testrun.plan.run_inputs): outputs never go there
+    inputs: tuple[list[Path], dict[str, Path]] = field(default=([], {}), repr=False)
+
+    def _guarded(self, path: str | Path, what: str) -> Path:
+        files, folders = self.inputs
+        io.guard_output_file(path, what, inputs=files, folders=folders)
+        return Path(path)
 
     @classmethod
     def load(cls, p: testrun.TestPlan) -> Result:
@@ -218,15 +320,15 @@ class Result:
         return document
 
     def write_json(self, path: str | Path) -> Path:
-        text = json.dumps(self.summary(), indent=2, sort_keys=True) + "\n"
-        io.write_text(path, text)
-        return Path(path)
+        target = self._guarded(path, "write_json")
+        io.write_text(target, json.dumps(self.summary(), indent=2, sort_keys=True) + "\n")
+        return target
 
     def write_report(self, path: str | Path) -> Path:
         """The HTML report: one self-contained file (figures embedded)."""
         from hinter.report import write_report
 
-        return write_report(self, path)
+        return write_report(self, self._guarded(path, "write_report"))
 
 
 def _csv(layout: RunLayout, name: str) -> pd.DataFrame:
@@ -237,7 +339,7 @@ def _outcomes(layout: RunLayout, model: str, suites) -> pd.DataFrame:
     frames = []
     for suite in suites:
         name = suite if isinstance(suite, str) else suite.name
-        frame = pd.read_parquet(layout.outcomes(model, DATASET, name))
+        frame = io.read_parquet(layout.outcomes(model, DATASET, name)).to_pandas()  # checked
         frames.append(frame.assign(model=model))
     return pd.concat(frames, ignore_index=True)
 

@@ -26,12 +26,13 @@ import yaml
 from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from hinter import paths
+from hinter import paths, schema_keywords
 from hinter.errors import ConfigError
 from hinter.layout import KNOWN_DATASETS
 from hinter.plan import known_dataset_names
 
 MAX_CONFIG_VALUES = 200_000  # values in a config tree (a real one has a few hundred)
+MAX_DEPTH = 50  # levels of nested mappings and lists in a config file (a real one has 6)
 MAX_JOBS = 100_000  # planned per-shard jobs (mutate, invariant, predict): the paper plans ~11,000
 
 REPO_ROOT = paths.ROOT
@@ -56,18 +57,7 @@ def _extend_with_defaults(base):
     return validators.extend(base, {"properties": set_defaults})
 
 
-def _full_pattern(validator, pattern, instance, schema):
-    """``pattern`` matched against the whole string: ``re.search`` with ``^…$`` accepts a final
-    line break (``$`` matches before it), so a name could end in ``\n``."""
-    import re
-
-    if not isinstance(instance, str):
-        return
-    if re.search(pattern, instance) is None or (pattern.endswith("$") and instance.endswith("\n")):
-        yield ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-_Validator = validators.extend(_extend_with_defaults(Draft7Validator), {"pattern": _full_pattern})
+_Validator = schema_keywords.extend(_extend_with_defaults(Draft7Validator))
 
 
 def _key(path) -> str:
@@ -79,6 +69,8 @@ def _key(path) -> str:
 def _describe(error: ValidationError, schema: dict) -> str:
     """Turn a jsonschema error into 'config key ...: problem'."""
     path = list(error.absolute_path)
+    if (worded := schema_keywords.describe(error, _key)) is not None:
+        return worded
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = set(error.schema.get("properties", {}))
         extra = sorted(k for k in error.instance if k not in known)
@@ -137,7 +129,13 @@ def load_yaml(path: str | Path) -> dict:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
+        depth = 0
         for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            depth += isinstance(event, yaml.CollectionStartEvent)
+            depth -= isinstance(event, yaml.CollectionEndEvent)
+            if depth > MAX_DEPTH:  # the loader recurses: 3,000 levels were a RecursionError
+                raise ConfigError(f"{path}:{event.start_mark.line + 1}: nested deeper than "
+                                  f"{MAX_DEPTH} levels (a config has a few)")  # fmt: skip
             if isinstance(event, yaml.AliasEvent):
                 raise ConfigError(
                     f"{path}:{event.start_mark.line + 1}: YAML alias *{event.anchor} is not "

@@ -4,23 +4,28 @@ Every writer goes to a temporary file in the destination folder and is renamed i
 when complete, so an error or a kill never leaves a half-written output behind.
 
 Every Parquet file written here carries its own integrity check, verified whenever it is read
-here: a CRC-32 of every data page (Parquet's page checksums) and its row count in the file's
-key-value metadata (``hinter.rows``; the footer is not covered by the page checksums). A
-damaged file — a flipped bit on disk, a bad copy — is a one-line :class:`DataError` naming the
-file and the rule to rerun, never values read back silently changed. Files written before the
-check existed (no checksums, no row count) are read as before.
+here: a SHA-256 of the whole file (``hinter.sha256`` in the footer's key-value metadata: the
+digest of the file's bytes with that value written as 64 dashes, so one self-contained file
+covers its data pages, page headers and footer), a CRC-32 of every data page (Parquet's page
+checksums) and its row count (``hinter.rows``). A damaged file — a flipped bit on disk, a bad
+copy — is a one-line :class:`DataError` naming the file and the rule to rerun, never values
+read back silently changed. Every JSON file written by :func:`write_json` carries the digest of
+its content the same way (key ``hinter.sha256``, removed on read). Files written before a check
+existed (no digest, no checksums, no row count) are read as before.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io as pyio
 import json
 import os
 import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -38,6 +43,10 @@ _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp$")
 # what a damaged file can raise while its footer or pages are decoded
 _UNREADABLE = (pa.ArrowException, OSError, ValueError, UnicodeDecodeError, EOFError)
 ROWS_KEY = b"hinter.rows"  # key-value metadata: the row count the writer wrote
+DIGEST_KEY = b"hinter.sha256"  # key-value metadata: the whole file's digest (see _seal)
+_PLACEHOLDER = b"-" * 64  # the digest's bytes while the file's digest is computed
+_HEX64 = re.compile(rb"[0-9a-f]{64}")
+JSON_DIGEST = DIGEST_KEY.decode()  # the key of a JSON file's digest
 # results/<run>/<folder>/...: the rule that writes the intermediates of each folder
 _WRITERS = {
     "data": "shard_documents",
@@ -187,19 +196,51 @@ def write_text(path: str | Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
+def _canonical_json(obj: Any) -> str:
+    return json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def write_json(path: str | Path, obj: Any) -> None:
-    """Write JSON with sorted keys and a trailing newline (byte-stable across runs)."""
-    write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    """Write JSON with sorted keys and a trailing newline (byte-stable across runs). An object
+    gets the SHA-256 of its canonical text as key ``hinter.sha256``, which :func:`read_json`
+    checks and removes: a flipped bit in a sidecar (``meta.json``'s label names, a shard's
+    counts) is a one-line error, never a silently different run."""
+    if isinstance(obj, dict):
+        body = {k: v for k, v in obj.items() if k != JSON_DIGEST}
+        digest = hashlib.sha256(_canonical_json(body).encode("utf-8")).hexdigest()
+        obj = {**body, JSON_DIGEST: digest}
+    write_text(path, _canonical_json(obj))
 
 
 def read_json(path: str | Path) -> Any:
+    """The JSON in ``path``; an object written by :func:`write_json` is checked against its
+    digest (which is removed). Files without a digest are read as they are."""
     path = Path(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text (byte {exc.start}); invalid JSON") from None
     except json.JSONDecodeError as exc:
         raise DataError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+    if isinstance(value, dict) and JSON_DIGEST in value:
+        recorded = value.pop(JSON_DIGEST)
+        found = hashlib.sha256(_canonical_json(value).encode("utf-8")).hexdigest()
+        if recorded != found:
+            raise damaged(path, "its content does not match the SHA-256 recorded in it")
+    elif isinstance(value, dict) and any(_near_digest_key(k) for k in value):
+        # the digest's own name damaged: the file would read as one without a digest, with an
+        # extra key
+        raise damaged(path, f"its SHA-256 record's name is damaged ({JSON_DIGEST!r} expected)")
+    return value
+
+
+def _near_digest_key(key: str) -> bool:
+    return (
+        len(key) == len(JSON_DIGEST)
+        and sum(a != b for a, b in zip(key, JSON_DIGEST, strict=True)) == 1
+    )
 
 
 def write_parquet(
@@ -216,12 +257,89 @@ def write_parquet(
         table = conform(table, schema, where=str(path))
     meta = dict(table.schema.metadata or {})
     meta[ROWS_KEY] = str(table.num_rows).encode()
+    meta[DIGEST_KEY] = _PLACEHOLDER
     table = table.replace_schema_metadata(meta)
     with atomic_path(path) as tmp:
         pq.write_table(
             table, tmp, compression="zstd", row_group_size=row_group_size,
             write_page_checksum=True,
         )  # fmt: skip
+        _seal(tmp)
+
+
+# The whole-file digest. The footer's key-value metadata holds ``hinter.sha256``: the SHA-256 of
+# the file's bytes as written with that value's 64 bytes as dashes. The writer writes the
+# dashes, hashes the file and writes the digest over them (same length: the footer stays
+# valid); a reader hashes the file with the recorded digest's bytes read as dashes. Any
+# changed byte — a data page, a page header (which the page CRCs do not cover), the footer, the
+# digest itself — fails the comparison. (The Arrow schema that pyarrow also stores in the
+# footer holds the dashes, base64-encoded: it is not the digest's place.)
+_CHUNK = 1 << 20
+
+
+def _footer_span(fh: BinaryIO, size: int) -> tuple[int, bytes]:
+    """The footer's offset and bytes (Parquet: footer, 4-byte length, ``PAR1``)."""
+    if size < 12:
+        return size, b""
+    fh.seek(size - 8)
+    length = int.from_bytes(fh.read(4), "little")
+    start = max(size - 8 - length, 0)
+    fh.seek(start)
+    return start, fh.read(size - 8 - start)
+
+
+def _hash_range(fh: BinaryIO, digest: Any, start: int, end: int) -> None:
+    fh.seek(start)
+    left = end - start
+    while left > 0:
+        chunk = fh.read(min(_CHUNK, left))
+        if not chunk:
+            return
+        digest.update(chunk)
+        left -= len(chunk)
+
+
+def _seal(path: Path) -> None:
+    """Write the digest of the just-written file ``path`` over its placeholder."""
+    size = path.stat().st_size
+    with open(path, "r+b") as fh:
+        start, footer = _footer_span(fh, size)
+        at = footer.rfind(_PLACEHOLDER)
+        if at < 0:  # the writer put it there: a bug, not bad input
+            raise RuntimeError(f"{path}: no digest placeholder in the footer")
+        digest = hashlib.sha256()
+        _hash_range(fh, digest, 0, size)
+        fh.seek(start + at)
+        fh.write(digest.hexdigest().encode())
+
+
+def verify_digest(path: str | Path, metadata: pq.FileMetaData, fh: BinaryIO | None = None):
+    """Check a Parquet file against the digest in its footer (``metadata``, already parsed);
+    a file without one (written before the check, or by another program) passes. ``fh``: the
+    file's bytes already in memory, else the file is streamed."""
+    recorded = (metadata.metadata or {}).get(DIGEST_KEY)
+    if recorded is None:
+        return
+    if not _HEX64.fullmatch(recorded):
+        raise damaged(path, "its SHA-256 record is not a digest; or another program rewrote it")
+    with contextlib.ExitStack() as stack:
+        if fh is None:
+            fh = stack.enter_context(open(path, "rb"))
+        size = fh.seek(0, os.SEEK_END)
+        start, footer = _footer_span(fh, size)
+        at = footer.rfind(recorded)
+        if at < 0:
+            raise damaged(path, "its SHA-256 record is not in its footer")
+        digest = hashlib.sha256()
+        _hash_range(fh, digest, 0, start + at)
+        digest.update(_PLACEHOLDER)
+        _hash_range(fh, digest, start + at + len(recorded), size)
+    if digest.hexdigest().encode() != recorded:
+        raise damaged(
+            path,
+            "its SHA-256 does not match the one recorded when it was written; or another "
+            "program rewrote it keeping hinter's key-value metadata",
+        )
 
 
 def writer_rule(path: str | Path) -> str:
@@ -267,7 +385,9 @@ def read_parquet(path: str | Path, schema: pa.Schema | None = None, columns=None
     if not path.exists():
         raise DataError(f"{path}: file not found")
     try:
-        parquet = pq.ParquetFile(path, page_checksum_verification=True)
+        data = path.read_bytes()
+        parquet = pq.ParquetFile(pa.BufferReader(data), page_checksum_verification=True)
+        verify_digest(path, parquet.metadata, pyio.BytesIO(data))
         table = parquet.read(columns=columns)
         check_rows(path, parquet.metadata, table.num_rows)
     except _UNREADABLE as exc:
@@ -304,6 +424,7 @@ def iter_batches(
             path, pre_buffer=False, buffer_size=1 << 20, page_checksum_verification=True
         )
         check_rows(path, parquet.metadata)
+        verify_digest(path, parquet.metadata)
         present = parquet.schema_arrow.names
     except _UNREADABLE as exc:
         raise _unreadable(path, exc) from None
@@ -406,6 +527,10 @@ class ParquetStreamWriter:
 
     def __init__(self, path: str | Path, schema: pa.Schema):
         self.path = Path(path)
+        if schema.metadata and (ROWS_KEY in schema.metadata or DIGEST_KEY in schema.metadata):
+            # another file's records (a schema read back): this file gets its own at close
+            kept = {k: v for k, v in schema.metadata.items() if k not in (ROWS_KEY, DIGEST_KEY)}
+            schema = schema.with_metadata(kept)
         self.schema = schema
         self._ctx = atomic_path(self.path)
         self._tmp = self._ctx.__enter__()
@@ -430,8 +555,15 @@ class ParquetStreamWriter:
             self.rows += table.num_rows
 
     def close(self) -> None:
-        self._writer.add_key_value_metadata({ROWS_KEY: str(self.rows).encode()})
+        self._writer.add_key_value_metadata(
+            {ROWS_KEY: str(self.rows).encode(), DIGEST_KEY: _PLACEHOLDER}
+        )
         self._writer.close()
+        try:
+            _seal(self._tmp)
+        except BaseException as exc:
+            self._ctx.__exit__(type(exc), exc, exc.__traceback__)
+            raise
         self._ctx.__exit__(None, None, None)
 
     def abort(self, exc: BaseException) -> None:

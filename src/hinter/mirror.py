@@ -9,10 +9,18 @@ file was downloaded from. A partial copy (the README and the configs a run needs
 ``fetch`` fills it (``snakemake download``, on a login node); ``load`` reads it back into the same
 DatasetDict the hub gives — the card's data files and features of the config — and the commit the
 files came from, so ``hinter.data`` normalises, checks and records it like a hub download.
+
+Files are trusted by content, not by path and modification time: the ``.metadata`` file's second
+line is the etag the hub served (the SHA-256 of an LFS file, the git blob id of any other), and
+``load`` and ``fetch`` check every file the run reads against it. A file replaced after its
+download — even with its modification time restored (``cp -p``, ``rsync -a``), which the
+``datasets`` cache cannot see — is a one-line error naming the file, and the cache is rebuilt
+from the checked files rather than reused.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Mapping
@@ -28,6 +36,7 @@ log = logging.getLogger(__name__)
 CARD = "README.md"
 METADATA = Path(".cache") / "huggingface" / "download"  # huggingface_hub's local-dir bookkeeping
 _SHA = re.compile(r"[0-9a-f]{40}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
@@ -109,6 +118,57 @@ def commit_of(local: Path, paths: list[str]) -> str:
     return found[0]
 
 
+def file_digest(path: Path, etag: str) -> str:
+    """The digest of ``path`` of the etag's kind: SHA-256 (64 hex digits, an LFS file) or the
+    git blob id (40 hex digits: SHA-1 of ``blob <size>\\0`` and the bytes)."""
+    if _SHA256.fullmatch(etag):
+        digest = hashlib.sha256()
+    else:
+        digest = hashlib.sha1(usedforsecurity=False)
+        digest.update(f"blob {path.stat().st_size}\0".encode())
+    with open(path, "rb") as fh:
+        while chunk := fh.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def check_content(local: Path, paths: list[str], mirror: str | Path) -> None:
+    """Every file in ``paths`` holds the bytes its download record's etag names."""
+    for path in paths:
+        meta = local / METADATA / f"{path}.metadata"
+        try:
+            lines = meta.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            lines = []
+        etag = lines[1].strip() if len(lines) > 1 else ""
+        if not (_SHA.fullmatch(etag) or _SHA256.fullmatch(etag)):
+            raise DataError(
+                f"{meta}: line 2 is not the file's etag (a SHA-256 or a git blob id), so the "
+                f"file cannot be checked; {_refill(mirror)}"
+            )
+        try:
+            found = file_digest(local / path, etag)
+        except OSError as exc:
+            raise DataError(f"{local / path}: cannot read it ({first_line(exc)})") from None
+        if found != etag:
+            raise DataError(
+                f"{local / path}: its content is not the one downloaded (etag {etag[:12]}, the "
+                f"file's {found[:12]}): the file changed after `snakemake download`; "
+                f"{_refill(mirror)}"
+            )
+
+
+def _inside(pattern: str, local: Path, where: Path) -> str:
+    """A card's data-file pattern, refused unless it is relative and stays in the repo."""
+    parts = Path(pattern).parts
+    if Path(pattern).is_absolute() or pattern.startswith(("/", "\\")) or ".." in parts:
+        raise DataError(
+            f"{where}: data_files pattern {pattern!r} is not a path inside the repo "
+            "(absolute or with '..'); a mirror reads only its own files"
+        )
+    return pattern
+
+
 @dataclass(frozen=True)
 class MirrorCopy:
     """One config of a repo in a mirror: its files per split, commit and card features."""
@@ -129,7 +189,13 @@ def locate(mirror: str | Path, repo: str, name: str | None, revision: str) -> Mi
     name = config_name(configs, name, local / CARD)
     files: dict[str, list[Path]] = {}
     for split, patterns in data_patterns(configs, name).items():
-        found = sorted({p for pattern in patterns for p in local.glob(pattern) if p.is_file()})
+        patterns = [_inside(p, local, local / CARD) for p in patterns]
+        try:
+            found = sorted({p for pattern in patterns for p in local.glob(pattern) if p.is_file()})
+        except (NotImplementedError, ValueError, OSError) as exc:
+            raise DataError(
+                f"{local / CARD}: data_files {', '.join(patterns)}: {first_line(exc)}"
+            ) from None
         if not found:
             raise DataError(
                 f"mirror {mirror}: {repo} ({name}) has no files for split {split} "
@@ -143,6 +209,7 @@ def locate(mirror: str | Path, repo: str, name: str | None, revision: str) -> Mi
             f"mirror {mirror}: {repo} is at commit {commit}, the config pins {revision}; "
             f"{_refill(mirror)}"
         )
+    check_content(local, relative, mirror)
     info = infos.get(name)
     return MirrorCopy(local, name, files, commit, info.features if info else None)
 
@@ -157,6 +224,8 @@ def load(mirror: str | Path, repo: str, name: str | None, revision: str):
             "parquet",
             data_files={split: [str(p) for p in ps] for split, ps in copy.files.items()},
             features=copy.features,
+            # the cache knows a file by path and mtime only: rebuild it from the checked files
+            download_mode="force_redownload",
         )
     except Exception as exc:  # a truncated or foreign file is the mirror's fault
         raise DataError(

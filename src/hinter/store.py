@@ -15,14 +15,22 @@ must get right:
   missing — computed or fetched again, never a crash, never a wrong value — and the new value
   replaces it (:meth:`Store.write` replaces the damaged keys it saw; every other key keeps its
   first writer's value); one warning per store says so;
+- **a digest per row**: every row written through :meth:`Store.insert` carries a BLAKE2b digest
+  of all its values in an extra last column (``hinter_digest``, added to a table on its first
+  write). :meth:`Store.select` checks it: a row whose bytes changed after it was written (a
+  flipped bit that keeps the row well-formed: a logit's sign, one letter of a cached answer) is
+  treated as damaged like a row its decoder rejects. Rows written before the digest existed
+  (``NULL``) are read as before;
 - **writing** in one short ``BEGIN IMMEDIATE`` transaction, rolled back on failure.
 
-Values are JSON or raw bytes, never pickles. The on-disk format of every cache is unchanged.
+Values are JSON or raw bytes, never pickles.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import re
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -34,6 +42,28 @@ from hinter.errors import DataError, os_error, sqlite_error
 log = logging.getLogger(__name__)
 
 CHUNK = 500  # keys per IN (...) query, well under SQLite's limit on bound parameters
+DIGEST_COLUMN = "hinter_digest"
+# the queries of the caches: SELECT <columns> FROM <table> WHERE ... IN ({marks})
+_QUERY = re.compile(
+    r"\s*SELECT\s+(?P<columns>.+?)\s+FROM\s+(?P<table>\w+)\s+(?P<rest>WHERE\s.*)", re.S
+)
+
+
+def row_digest(table: str, values: Sequence[Any]) -> str:
+    """The digest of one row's values (as SQLite gives them back: text, bytes, numbers, NULL)."""
+    h = hashlib.blake2b(table.encode(), digest_size=16)
+    for value in values:
+        if value is None:
+            h.update(b"N")
+            continue
+        if isinstance(value, bytes):
+            data = b"B" + value
+        else:
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            data = b"S" + str(value).encode("utf-8", "surrogatepass")
+        h.update(len(data).to_bytes(8, "little") + data)
+    return h.hexdigest()
 
 
 class Store:
@@ -53,6 +83,7 @@ class Store:
         self.what = what  # "prediction cache", ...: named in every message
         self._warned = False
         self.damaged: set[Any] = set()  # keys of rows rejected on read: replaced when written
+        self._digested: set[str] = set()  # tables known to have the digest column
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -61,6 +92,8 @@ class Store:
             self.db = sqlite3.connect(
                 self.path, timeout=timeout, isolation_level=None, check_same_thread=not threads
             )
+            # a damaged byte in a text value is a damaged row (its digest fails), not a failed query
+            self.db.text_factory = lambda raw: raw.decode("utf-8", "surrogateescape")
             if wal:
                 mode = self.db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
@@ -94,12 +127,51 @@ class Store:
         """Rows of ``query`` (whose last condition is ``IN ({marks})``) for every key, by chunk;
         ``fixed`` are the parameters before the keys."""
         keys = list(dict.fromkeys(keys))
+        match = _QUERY.match(query)
+        checked = match is not None and self._has_digest(match["table"])
+        width = len(match["columns"].split(",")) if match else 0
+        if checked:  # the selected columns, then the whole row to check
+            query = f"SELECT {match['columns']}, * FROM {match['table']} {match['rest']}"
         rows: list[tuple] = []
+        bad = 0
         for i in range(0, len(keys), CHUNK):
             part = keys[i : i + CHUNK]
             marks = ",".join("?" * len(part))
-            rows.extend(self.db.execute(query.format(marks=marks), [*fixed, *part]).fetchall())
+            found = self.db.execute(query.format(marks=marks), [*fixed, *part]).fetchall()
+            if not checked:
+                rows.extend(found)
+                continue
+            for row in found:
+                values, stored = row[width:-1], row[-1]
+                if stored is not None and stored != row_digest(match["table"], values):
+                    bad += 1
+                    self.damaged.add(row[0])
+                    continue
+                rows.append(row[:width])
+        if bad:
+            self._warn(bad)
         return rows
+
+    def _has_digest(self, table: str) -> bool:
+        if table not in self._digested:
+            columns = [r[1] for r in self.db.execute(f"PRAGMA table_info({table})").fetchall()]
+            if DIGEST_COLUMN in columns:
+                self._digested.add(table)
+        return table in self._digested
+
+    def _add_digest(self, table: str) -> None:
+        """Give ``table`` its digest column (inside the caller's write transaction)."""
+        if not self._has_digest(table):
+            self.db.execute(f"ALTER TABLE {table} ADD COLUMN {DIGEST_COLUMN} TEXT")
+            self._digested.add(table)
+
+    def _warn(self, bad: int) -> None:
+        if not self._warned:
+            self._warned = True
+            log.warning(
+                "%s: %d damaged %s entr%s ignored; computed again and replaced",
+                self.path, bad, self.what, "y" if bad == 1 else "ies",
+            )  # fmt: skip
 
     def decoded(self, rows: Iterable[tuple], decode: Callable[..., Any]) -> dict[Any, Any]:
         """``{key: decode(*values)}`` for rows ``(key, *values)``; a row ``decode`` rejects (None)
@@ -113,12 +185,8 @@ class Store:
                 self.damaged.add(key)
                 continue
             out[key] = value
-        if bad and not self._warned:
-            self._warned = True
-            log.warning(
-                "%s: %d damaged %s entr%s ignored; computed again and replaced",
-                self.path, bad, self.what, "y" if bad == 1 else "ies",
-            )  # fmt: skip
+        if bad:
+            self._warn(bad)
         return out
 
     def write(
@@ -136,6 +204,8 @@ class Store:
         """:meth:`write` inside the caller's transaction."""
         if not rows:
             return
+        self._add_digest(table)
+        rows = [(*r, row_digest(table, r)) for r in rows]
         marks = ",".join("?" * len(rows[0]))
         fresh = [r for r in rows if replace or r[key_at] in self.damaged]
         kept = [r for r in rows if not (replace or r[key_at] in self.damaged)]

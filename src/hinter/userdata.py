@@ -137,9 +137,10 @@ def _columns(path: Path, fmt: str, sep: str | None) -> list[str]:
         if not isinstance(row, dict):
             raise ValueError("the first line is not a JSON object")
         return list(row)
-    import pandas as pd
+    import csv
 
-    return list(pd.read_csv(path, sep=sep, nrows=0).columns)
+    with path.open(encoding="utf-8", newline="") as fh:  # the header as written (no renaming)
+        return next(csv.reader(fh, delimiter=sep or ","), [])
 
 
 def _sep(fmt: str) -> str | None:
@@ -200,14 +201,28 @@ def check_declarations(
                 fkey = f"{key}.files.{split}"
                 fmt = file_format(value, fkey)
                 path = resolve(value, base_dir)
-                if not path.is_file():
+                run_dir = resolve(str(cfg.get("results_dir") or "results"), base_dir).resolve()
+                run_dir = run_dir / str(cfg.get("run_name") or "")
+                if run_dir in path.resolve().parents:  # the data stage would write over it
+                    raise ConfigError(
+                        f"config key '{fkey}': {value} is inside the run's results folder "
+                        f"{run_dir}, which the workflow writes; move the file out"
+                    )
+                if not path.exists():
                     raise ConfigError(f"config key '{fkey}': file {value} not found")
+                if not path.is_file():  # a FIFO or a device would block or never end
+                    raise ConfigError(f"config key '{fkey}': {value} is not a regular file")
                 try:
                     columns = _columns(path, fmt, _sep(fmt))
                 except Exception as exc:
                     raise ConfigError(
                         f"config key '{fkey}': {value}: unreadable {fmt} ({first_line(exc)})"
                     ) from None
+                twice = sorted({str(c) for c in columns if columns.count(c) > 1})
+                if twice:  # pandas would rename the second one and read the first silently
+                    raise ConfigError(
+                        f"config key '{fkey}': {value}: column {twice[0]!r} appears twice"
+                    )
                 for what in ("text", "label"):
                     if spec[what] not in columns:
                         raise ConfigError(

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from hinter import progress
-from hinter.errors import DataError, HinterError, os_error
+from hinter.errors import DataError, HinterError, first_line, os_error
 
 
 def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO) -> None:
@@ -33,8 +33,9 @@ def setup_logging(log_path: str | Path | None = None, level: int = logging.INFO)
 def run(smk: Any, main: Callable[[], Any]) -> Any:
     """Run ``main`` for the Snakemake job ``smk`` with its log file set up.
 
-    Progress lines of long stages go to the job's log; a :class:`HinterError` or a failed file
-    operation (a full disk, a read-only folder) ends the job with one line.
+    Progress lines of long stages go to the job's log; a :class:`HinterError`, a failed file
+    operation (a full disk, a read-only folder) or a predictable failure (out of memory, too
+    deep a recursion) ends the job with one line, in the job's log and on stderr.
     """
     log_path = smk.log[0] if len(smk.log) else None
     setup_logging(log_path)
@@ -46,6 +47,14 @@ def run(smk: Any, main: Callable[[], Any]) -> Any:
         message = str(exc)
     except OSError as exc:
         message = os_error(exc)
+    except MemoryError as exc:  # numpy's "Unable to allocate 65.5 TiB for an array …" too
+        message = (
+            f"out of memory ({first_line(exc)}); give the job more memory or "
+            "lower the setting that sizes it (statistics.resamples, models.inference.chunk_size, "
+            "batch sizes, shards)"
+        )
+    except RecursionError:
+        message = "an input is nested too deeply to process (RecursionError)"
     finally:
         progress.configure(None)  # a caller in the same process (a test) gets its stderr back
     logger.error("%s", message)

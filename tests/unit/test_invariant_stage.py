@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 import spacy
 
-from hinter import tables
+from hinter import io, tables
 from hinter.errors import ConfigError, DataError
 from hinter.invariant import check_shard, load_pipeline, pipeline_fingerprint, summarise
 from hinter.invariant.parse import reupload_dir
@@ -80,7 +80,7 @@ def test_validity_has_one_row_per_mutants_row_in_order(shard, pipeline):
     assert {r["reason"] for r in rows} <= {"ok", "pos", "dep", "sentence_count", "too_long"}
     assert all(r["valid"] == (r["reason"] == "ok") for r in rows)
     assert all((r["sentence_index"] is None) == (r["reason"] == "ok") for r in rows)
-    assert json.loads((shard / "atomic.json").read_text()) == summary
+    assert io.read_json(shard / "atomic.json") == summary  # its digest checked
     assert summary["generated"] == len(rows)
     assert summary["valid"] == sum(r["valid"] for r in rows)
     assert summary["discarded"] == sum(summary["discarded_by_reason"].values())

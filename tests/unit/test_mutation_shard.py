@@ -89,7 +89,7 @@ def run(tmp_path, docs_path, pairs_path, attributes, name="out", **options):
         options=Options(**options),
         row_group_rows=options.pop("row_group_rows", 3),
     )
-    assert json.loads(stats_path.read_text()) == stats
+    assert io.read_json(stats_path) == stats  # the JSON as written, its digest checked
     return io.read_parquet(out, tables.MUTANTS).to_pylist(), stats, out
 
 
@@ -257,7 +257,8 @@ def test_unreadable_files_and_bad_pairs(tmp_path, docs_path, pairs_path):
     with pytest.raises(DataError, match="no pairs for attribute"):
         run(tmp_path, docs_path, pairs_path, ["religion"])
     bad = tmp_path / "bad_pairs.parquet"
-    table = pq.read_table(pairs_path)
+    # rewritten by another program: hinter's records (row count, digest) are not carried over
+    table = pq.read_table(pairs_path).replace_schema_metadata(None)
     table = table.set_column(4, "source", pa.array([" ", *table.column("source").to_pylist()[1:]]))
     pq.write_table(table, bad)
     with pytest.raises(DataError, match=r"row 0 \(pair r1\): source is empty"):

@@ -78,3 +78,64 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path, make):
     with pytest.raises(DataError, match=r"\.sqlite: unusable .*cache .*delete the file") as info:
         make(tmp_path)
     assert "\n" not in str(info.value)
+
+
+def _flip_in_file(path, old: bytes, new: bytes) -> None:
+    """Replace the one occurrence of ``old`` in the SQLite file's bytes (a bit flip on disk:
+    PRAGMA integrity_check still passes; the row stays well-formed)."""
+    data = path.read_bytes()
+    assert data.count(old) == 1, data.count(old)
+    path.write_bytes(data.replace(old, new))
+
+
+def test_a_flipped_logit_sign_is_caught_by_the_row_digest(tmp_path, caplog):
+    """Review 2026-11-28 F01: the sign bit of one stored logit changed a prediction on the rerun
+    (finite, the right size: the codec's checks passed)."""
+    cache = PredictionCache(tmp_path, "f" * 64, 2)
+    logits = np.asarray([0.5, 3.25], dtype="<f4")
+    cache.put({"t1": "i1"}, {"i1": logits})
+    cache.close()
+    flipped = logits.copy()
+    flipped[1] = -flipped[1]
+    _flip_in_file(
+        tmp_path / "predictions" / f"{'f' * 40}.sqlite", logits.tobytes(), flipped.tobytes()
+    )
+    cache = PredictionCache(tmp_path, "f" * 64, 2)
+    assert cache.get_logits(["i1"]) == {}  # a miss: computed again, never the flipped value
+    assert "1 damaged prediction cache entry ignored" in caplog.text
+    cache.put({}, {"i1": logits})  # the recomputed value replaces the damaged row
+    np.testing.assert_array_equal(cache.get_logits(["i1"])["i1"], logits)
+
+
+def test_one_letter_changed_in_a_cached_response_is_fetched_again(tmp_path, caplog):
+    """Review 2026-11-28 F02: 'Answer: Negative.' → 'Answer: Oegative.' in the response cache was
+    a well-formed response, read as no_answer (0 requests sent)."""
+    cache = ResponseCache(tmp_path)
+    response = {"choices": [{"message": {"content": "Answer: Negative."}}], "usage": {}}
+    cache.put("k1", "gpt", response)
+    cache.put("k2", "gpt", {**response, "id": "second"})
+    assert cache.get("k1") == response and cache.has(["k1", "k2"]) == {"k1", "k2"}
+    cache.close()
+    path = tmp_path / "api" / "responses.sqlite"
+    data = path.read_bytes()
+    at = data.index(b"Answer: Negative.")  # k1's row or k2's: one of them
+    path.write_bytes(data[:at] + b"Answer: Oegative." + data[at + 17 :])
+    cache = ResponseCache(tmp_path)
+    got = {k: cache.get(k) for k in ("k1", "k2")}
+    assert list(got.values()).count(None) == 1  # the damaged row is missing, not 'Oegative'
+    assert all(v is None or "Oegative" not in json.dumps(v) for v in got.values())
+    assert "damaged response cache entry ignored" in caplog.text
+    damaged = next(k for k, v in got.items() if v is None)
+    cache.put(damaged, "gpt", response)  # fetched again: replaces the damaged row
+    assert cache.get(damaged) == response
+
+
+def test_rows_written_before_the_digest_are_read_as_before(tmp_path):
+    cache = PredictionCache(tmp_path, "f" * 64, 2)
+    cache.close()
+    _corrupt(
+        cache.path, "INSERT INTO outputs VALUES ('old', ?)", np.asarray([1, 2], "<f4").tobytes()
+    )
+    cache = PredictionCache(tmp_path, "f" * 64, 2)
+    cache.put({}, {"new": [3.0, 4.0]})  # adds the digest column; the old row has none
+    assert set(cache.get_logits(["old", "new"])) == {"old", "new"}

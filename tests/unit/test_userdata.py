@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from hinter import prompt_spec, userdata
+from hinter import io, prompt_spec, userdata
 from hinter.config import load_yaml, validate_config
 from hinter.errors import ConfigError, DataError, OfflineError
 
@@ -262,7 +262,8 @@ def test_prompts_dir_points_the_llm_stage_at_the_users_file():
 
 def test_meta_is_written_last_and_is_json(files):
     meta = _prepare(_config(files), files / "out", files)
-    assert json.loads((files / "out" / "meta.json").read_text()) == meta
+    raw = json.loads((files / "out" / "meta.json").read_text())
+    assert len(raw.pop(io.JSON_DIGEST)) == 64 and raw == meta  # plain JSON and its digest
 
 
 def test_a_hub_dataset_offline_fails_at_once_with_advice(files, monkeypatch):
@@ -344,3 +345,30 @@ def test_rq1_captions_say_whose_fewshot_examples_each_prompt_shows(files):
         cfg["models"] = {"llms": llm}
         text = captions.fewshot(validate_config(cfg, base_dir=files))
         assert "imdb: the paper's (001 Table 8)" in text and want in text
+
+
+def test_a_fifo_is_not_a_regular_file_and_a_repeated_column_is_refused(files):
+    """Review 2026-11-28 U13 (a FIFO was 'not found'), U16 (a second 'review' column was
+    renamed 'review.1' by pandas and the first used silently)."""
+    import os
+
+    os.mkfifo(files / "fifo.csv")
+    cfg = _config(files, files={"train": "train.csv", "test": "fifo.csv"})
+    with pytest.raises(ConfigError, match=r"files\.test': fifo\.csv is not a regular file"):
+        validate_config(cfg, base_dir=files)
+    (files / "twice.csv").write_text("review,y,review\nA text.,pos,Other.\n", encoding="utf-8")
+    cfg = _config(files, files={"train": "train.csv", "test": "twice.csv"})
+    with pytest.raises(ConfigError, match=r"files\.test': twice\.csv: column 'review' appears"):
+        validate_config(cfg, base_dir=files)
+
+
+def test_a_split_file_inside_the_runs_results_folder_is_refused(files):
+    """An output never overwrites an input, in the workflow too: a user dataset's file inside
+    results/<run>/ is where the data stage writes."""
+    inside = files / "results" / "t" / "data" / "reviews"
+    inside.mkdir(parents=True)
+    _write(inside / "test.parquet", TEST, "parquet")
+    cfg = _config(files, files={"train": "train.csv", "test": str(inside / "test.parquet")})
+    cfg["results_dir"] = str(files / "results")
+    with pytest.raises(ConfigError, match=r"files\.test': .*test\.parquet is inside the run's"):
+        validate_config(cfg, base_dir=files)

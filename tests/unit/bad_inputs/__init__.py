@@ -16,6 +16,7 @@ import importlib
 STAGES = (
     "test_arguments",
     "test_paths",
+    "test_outputs",
     "test_input_file",
     "test_model_folder",
     "test_mutate",

@@ -215,6 +215,25 @@ CASES = [
     ),
     Case("no-subcommand", 1, r"required: command", lambda w: []),
     Case("unknown-subcommand", 1, r"invalid choice: 'tset'", lambda w: ["tset"]),
+    Case(  # review 2026-11-28 N34: it passed the pattern and failed after data/ was written
+        "base-url-unparsable",
+        1,
+        r"base_url.*'http://\[::1': not a valid URL \(Invalid IPv6 URL\)",
+        lambda w: [
+            "test",
+            "openai:gpt",
+            str(w.data),
+            "--out",
+            str(w.out),
+            "--no-invariant",
+            "--prompt",
+            "imdb",
+            "--base-url",
+            "http://[::1",
+            "--tokenizer",
+            str(w.model),
+        ],
+    ),
 ]
 
 

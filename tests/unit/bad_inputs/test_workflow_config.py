@@ -49,6 +49,9 @@ def _fewshot(examples: str) -> Callable[[W], None]:
     return setup
 
 
+LLM_PREFIX = "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+
+
 def _finetuned_with_auto_map(w: W) -> None:
     folder = copy_model(w.model, w.root / "custom")
     auto_map("config.json")(folder)
@@ -248,7 +251,7 @@ CASES = [
     Case(
         "config-timeout-infinite",
         1,
-        r"config key 'models\.llms\.gpt\.timeout': inf is greater than the maximum of 3600",
+        r"config key 'models\.llms\.gpt\.timeout': inf (is greater than the max|is not a number)",
         check_config(),
         setup=_config(
             "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
@@ -330,6 +333,98 @@ CASES = [
         check_config(),
         setup=both(readonly(lambda w: w.root / "ro"), _config("cache_dir: {root}/ro\n")),
         needs="readonly",
+    ),
+    # review 2026-11-28 §3.8: what validation let through and a later step failed on
+    Case(
+        "config-nested-too-deep",
+        1,
+        r"override\.yaml:1: nested deeper than 50 levels",
+        check_config(),
+        setup=_config("seed: " + "[" * 3000 + "]" * 3000 + "\n"),
+    ),
+    Case(
+        "config-integer-written-as-float",
+        1,
+        r"config key 'mutation\.default_shards': 2\.0 is not an integer; write 2",
+        check_config(),
+        setup=_config("mutation: {default_shards: 2.0}\n"),
+    ),
+    Case(
+        "config-seed-as-float",
+        1,
+        r"config key 'seed': 42\.0 is not an integer",
+        check_config(),
+        setup=_config("seed: 42.0\n"),
+    ),
+    Case(
+        "config-seed-negative",
+        1,
+        r"config key 'seed': -1 is less than the minimum of 0",
+        check_config(),
+        setup=_config("seed: -1\n"),
+    ),
+    Case(
+        "config-resamples-huge",
+        1,
+        r"config key 'statistics\.resamples': 1000000000000 is greater than the maximum",
+        check_config(),
+        setup=_config("statistics: {resamples: 1000000000000}\n"),
+    ),
+    Case(
+        "config-examples-huge",
+        1,
+        r"config key 'oracle\.examples': 1000000000 is greater than the maximum",
+        check_config(),
+        setup=_config("oracle: {examples: 1000000000}\n"),
+    ),
+    Case(
+        "config-grammar-sample-huge",
+        1,
+        r"config key 'grammar\.sample\.valid': 1000000000000 is greater than the maximum",
+        check_config(),
+        setup=_config("grammar: {sample: {valid: 1000000000000}}\n"),
+    ),
+    Case(
+        "config-demo-documents-huge",
+        1,
+        r"config key 'data\.demo\.documents\.test': 1000000000 is greater than the maximum",
+        check_config(),
+        setup=_config("data: {demo: {documents: {test: 1000000000}}}\n"),
+    ),
+    Case(
+        "config-run-name-too-long",
+        1,
+        r"config key 'run_name': a name of 300 characters, more than 100",
+        check_config(),
+        setup=_config("run_name: " + "a" * 300 + "\n"),
+    ),
+    Case(
+        "config-model-name-too-long",
+        1,
+        r"config key 'models\.encoders\.a{60}.*: a name of 300 characters, more than 100",
+        check_config(),
+        setup=_config("models: {encoders: {" + "a" * 300 + ": {checkpoint: x}}}\n"),
+    ),
+    Case(
+        "config-base-url-unparsable",
+        1,
+        r"config key 'models\.llms\.gpt\.base_url': 'http://\[::1': not a valid URL",
+        check_config(),
+        setup=_config(LLM_PREFIX + "base_url: 'http://[::1'}}}\n"),
+    ),
+    Case(
+        "config-base-url-bad-port",
+        1,
+        r"config key 'models\.llms\.gpt\.base_url': 'http://host:99999/v1': not a valid URL",
+        check_config(),
+        setup=_config(LLM_PREFIX + "base_url: 'http://host:99999/v1'}}}\n"),
+    ),
+    Case(
+        "config-cost-cap-nan",
+        1,
+        r"config key 'models\.llms\.gpt\.max_cost_usd': nan is not a number",
+        check_config(),
+        setup=_config(LLM_PREFIX + "max_cost_usd: .nan}}}\n"),
     ),
 ]
 
