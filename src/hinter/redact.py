@@ -49,6 +49,20 @@ def redact(text: str) -> str:
     return text
 
 
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where in ``text`` :func:`redact` would mask something: (start, end) of every registered
+    secret and every URL userinfo, sorted (overlaps are left as they are)."""
+    spans = [(m.start(), m.end()) for m in _USERINFO.finditer(text)]
+    with _lock:
+        secrets = list(_secrets)
+    for secret in secrets:
+        pos = text.find(secret)
+        while pos != -1:
+            spans.append((pos, pos + len(secret)))
+            pos = text.find(secret, pos + 1)
+    return sorted(spans)
+
+
 def public_url(url: str) -> str:
     """``url`` without its userinfo (``user:password@``): the form that is logged and stored."""
     parts = urlsplit(url)

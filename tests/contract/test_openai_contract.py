@@ -611,3 +611,151 @@ def test_a_job_fails_when_most_of_its_requests_stay_unusable(failed, total, fail
             chat_openai.OpenAIChat.check_failures(job, failed, total)
     else:
         chat_openai.OpenAIChat.check_failures(job, failed, total)
+
+
+# -- review 2026-11-28: no hang a server can cause, a cap no value switches off, no secret on disk
+
+
+def test_a_header_drip_is_abandoned_at_the_deadline(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """N11: headers dripped a byte every 0.1 s (a per-read timeout never fires) are abandoned at
+    the 0.5 s deadline of the whole request and retried; the job ends with one line long before
+    the drip (10 s) would have."""
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
+    with FakeOpenAI(lambda body: "drip_headers", drip_every=0.1) as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=1)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        start = time.monotonic()
+        with pytest.raises(ApiError, match=r"timeout \(_Deadline\) after 2 attempts") as info:
+            predictor.engine.resolve(["The film was fine."])
+        took = time.monotonic() - start
+    assert "\n" not in str(info.value)
+    assert len(server.requests) == 2 and took < 3.0, took
+
+
+def test_every_billed_response_counts_and_the_reported_spend_is_capped(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """N10: a malformed 200 then a good one is two billed responses: both in ``sent`` and in
+    ``sent_cost_usd``. N09: a server reporting 100,000 prompt tokens per answer passes the dry
+    estimate, then stops the job once the reported spend passes ``max_cost_usd``."""
+    from fake_openai import first_attempt
+
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    with FakeOpenAI(first_attempt("logprob_positive")) as server:
+        predictor = _predictor(_spec(server, tokenizer_dir, concurrency=1), imdb, tmp_path / "c")
+        keys, outputs = predictor.engine.resolve(TEXTS)
+        assert [predictor.parse(outputs[k]).labels for k in keys] == [[1], [0], [1]]
+    usage, summary = predictor.backend.usage, predictor.backend.summary()
+    reported = [server.completion(b)["usage"] for b in server.requests]
+    assert len(server.requests) == 6 and summary["sent"] == 6 and summary["retries"] == 3
+    assert usage.sent_prompt_tokens == sum(u["prompt_tokens"] for u in reported)
+    assert summary["sent_cost_usd"] > summary["cost_usd"] > 0  # the retries were paid for
+    with FakeOpenAI(lambda body: "usage_big") as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_cost_usd=0.01)
+        predictor = _predictor(spec, imdb, tmp_path / "c2")
+        with pytest.raises(ApiError, match=r"report \$0\.0500, over max_cost_usd 0\.01"):
+            predictor.engine.resolve(TEXTS)
+    assert len(server.requests) == 1  # the estimate passed; the first reported spend stops it
+
+
+def test_a_key_echoed_in_a_200_answer_reaches_no_file(imdb, tokenizer_dir, tmp_path, key):
+    """N03: the answer text quotes the Authorization header; the response cache, the prediction
+    cache and the predictions' ``answer`` column hold ``***`` instead, and the answer is still
+    read (Positive, at the confidence of its own tokens)."""
+    suite = _suite(imdb, tmp_path)
+    with FakeOpenAI(lambda body: "echo_auth_200") as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        _run(predictor, imdb, suite, tmp_path / "p.parquet")
+    rows = io.read_parquet(tmp_path / "p.parquet", tables.PREDICTIONS).to_pylist()
+    assert {r["answer"] for r in rows} == {"Answer: Positive. Bearer ***"}
+    assert all(r["labels"] == [1] for r in rows)
+    assert all(r["confidence"] == pytest.approx(0.9**3, rel=1e-5) for r in rows)
+    assert _cached_rows(tmp_path / "cache") and _all_valid(_cached_rows(tmp_path / "cache"))
+    _no_secret_under(tmp_path)
+
+
+def test_scrub_merges_the_tokens_of_a_secret():
+    """The tokens that spell a registered secret become one ``***`` token whose log-probability
+    is theirs summed; the text and every other token are kept."""
+    from hinter import redact
+
+    redact.register("sk-scrub-XYZ-123")
+    pieces = ["Answer", ":", " Pos", " sk", "-scrub", "-XYZ", "-123", " ok"]
+    response = {
+        "choices": [{"message": {"content": "".join(pieces)}, "logprobs": {"content": [
+            {"token": t, "logprob": -0.1 * (i + 1), "bytes": list(t.encode())}
+            for i, t in enumerate(pieces)]}}],
+    }  # fmt: skip
+    clean = chat_openai.scrub(response)
+    choice = clean["choices"][0]
+    assert choice["message"]["content"] == "Answer: Pos *** ok"
+    tokens = choice["logprobs"]["content"]
+    assert [t["token"] for t in tokens] == ["Answer", ":", " Pos", " ***", " ok"]
+    assert tokens[3]["logprob"] == pytest.approx(-0.1 * (4 + 5 + 6 + 7))
+    assert chat_openai.scrub({"a": ["no secret"]}) == {"a": ["no secret"]}
+
+
+INTERRUPTED_CLI = """
+import sys
+from hinter.cli.main import main
+sys.exit(main({argv!r}))
+"""
+
+
+def test_ctrl_c_stops_a_run_waiting_on_a_server_at_once(tmp_path, monkeypatch):
+    """I01, I02: two requests answered, then every request hangs or drips its headers. One
+    SIGINT ends ``hinter test`` at once with its one line (it used to wait for the requests in
+    flight, or for ever); the two answers are cached for the rerun. The line is timed, not the
+    process: tearing down torch takes seconds on a loaded machine."""
+    import sqlite3
+
+    from cli_inputs import TEXTS as DOCS
+    from cli_inputs import make_classifier
+
+    tokenizer = make_classifier(tmp_path / "tokenizer")
+    data = tmp_path / "reviews.csv"
+    data.write_text("id,text,label\n" + "".join(
+        f'd{i},"{t}",{"neg" if i % 2 else "pos"}\n' for i, t in enumerate(DOCS)))  # fmt: skip
+    out = tmp_path / "out"
+    state = {"n": 0}
+
+    def behaviour(body):
+        with server.lock:
+            state["n"] += 1
+            n = state["n"]
+        return None if n <= 2 else ("hang" if n % 2 else "drip_headers")
+
+    with FakeOpenAI(behaviour, drip_every=0.5, drip_for=120) as server:
+        argv = ["test", "openai:gpt-fake", str(data), "--prompt", "imdb", "--base-url",
+                server.base_url, "--api-key-env", KEY_ENV, "--tokenizer", str(tokenizer),
+                "--label-column", "label", "--id-column", "id", "--label-map",
+                "pos=Positive,neg=Negative", "--no-invariant", "--attributes", "gender",
+                "--orders", "1", "--max-mutants-per-document", "2", "--out", str(out)]  # fmt: skip
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), KEY_ENV: SECRET}
+        job = subprocess.Popen(
+            [sys.executable, "-c", INTERRUPTED_CLI.format(argv=argv)], env=env,
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.time() + 300
+        while len(server.answered) < 2 or len(server.requests) < 4:
+            assert job.poll() is None, job.stderr.read()
+            assert time.time() < deadline
+            time.sleep(0.05)
+        _wait_until_stored(out / "cache" / "api" / "responses.sqlite", 2, deadline)
+        time.sleep(0.3)  # the requests in flight are waiting
+        job.send_signal(signal.SIGINT)
+        sent, said, lines = time.monotonic(), None, []
+        for line in job.stderr:  # line-buffered: each line as it is written
+            lines.append(line.rstrip("\n"))
+            if said is None and "interrupted" in line:
+                said = time.monotonic() - sent
+        job.wait(timeout=60)
+    assert job.returncode == 130, lines
+    assert lines[-1] == "hinter: interrupted; rerun the same command to resume"
+    assert said is not None and said < 1.0, said
+    assert not any("Traceback" in line for line in lines)
+    assert not list(out.rglob("*.tmp"))
+    with contextlib.closing(sqlite3.connect(out / "cache" / "api" / "responses.sqlite")) as db:
+        assert db.execute("SELECT count(*) FROM responses").fetchone()[0] == 2
