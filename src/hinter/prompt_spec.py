@@ -96,10 +96,36 @@ def _read_yaml(path: Path) -> dict:
 
 
 def _fields(text: str, where: str) -> set[str]:
+    """The placeholders of a template. Only plain ``{name}`` is a placeholder: a conversion
+    (``{labels!r}``) or a format spec (``{labels:>400000000}``, ``{labels:%}``) is refused, as
+    it would pad the prompt to gigabytes or fail only when the prompt is built (N17, N18)."""
+    names = set()
     try:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        for _, name, spec, conversion in string.Formatter().parse(text):
+            if name is None:
+                continue
+            if conversion is not None or spec:
+                shown = "{" + name + (f"!{conversion}" if conversion else "") + (
+                    f":{spec}" if spec else "") + "}"  # fmt: skip
+                raise ConfigError(
+                    f"{where}: placeholder {shown[:60]} has a "
+                    f"{'conversion' if conversion else 'format spec'}; write {{{name}}} alone"
+                )
+            names.add(name)
     except ValueError as exc:
         raise ConfigError(f"{where}: malformed placeholder ({exc})") from None
+    return names
+
+
+def fill(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each checked ``{name}`` replaced by its value, literally: no format spec,
+    conversion or attribute is ever interpreted (the file was checked by :func:`_fields`)."""
+    out = []
+    for literal, name, _, _ in string.Formatter().parse(text):
+        out.append(literal)
+        if name is not None:
+            out.append(values[name])
+    return "".join(out)
 
 
 def _text(data: Mapping, key: str, where: str, allowed: set[str]) -> str:

@@ -69,7 +69,7 @@ def _spec(server: FakeOpenAI, tokenizer_dir: Path, **extra) -> dict:
         "base_url": server.base_url,
         "api_key_env": KEY_ENV,
         "tokenizer": str(tokenizer_dir),
-        "timeout": 0.5,
+        "timeout": 5.0,  # a whole request (a loaded machine can be slow); 0.5 where timed out
         "max_retries": 3,
         "concurrency": 3,
         "prices": {"input": 0.5, "output": 1.5},
@@ -157,7 +157,7 @@ def test_retries_honour_retry_after_and_recover(imdb, tokenizer_dir, tmp_path, k
         return next(faults, None)
 
     with FakeOpenAI(behaviour, delay=1.5) as server:
-        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=5)
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=5, timeout=0.5)
         predictor = _predictor(spec, imdb, tmp_path / "cache")
         texts = ["The film was fine."]
         keys, outputs = predictor.engine.resolve(texts)
@@ -534,7 +534,7 @@ def test_timeout_bounds_a_whole_request_and_503_retry_after(
     monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
     faults = iter(["drip", "503"])
     with FakeOpenAI(lambda body: next(faults, None)) as server:
-        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=3)
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=3, timeout=0.5)
         predictor = _predictor(spec, imdb, tmp_path / "cache")
         start = time.monotonic()
         keys, outputs = predictor.engine.resolve(["The film was fine."])
@@ -624,7 +624,7 @@ def test_a_header_drip_is_abandoned_at_the_deadline(
     the drip (10 s) would have."""
     monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
     with FakeOpenAI(lambda body: "drip_headers", drip_every=0.1) as server:
-        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=1)
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=1, timeout=0.5)
         predictor = _predictor(spec, imdb, tmp_path / "cache")
         start = time.monotonic()
         with pytest.raises(ApiError, match=r"timeout \(_Deadline\) after 2 attempts") as info:

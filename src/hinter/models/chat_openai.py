@@ -42,13 +42,11 @@ server at ``base_url`` for open models at scale), through the official ``openai`
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import queue
 import random
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -62,16 +60,12 @@ from hinter import costs, redact
 from hinter.errors import ConfigError, HinterError, first_line
 from hinter.models.context import ChatFrame, api_frame, load_doc_tokenizer
 from hinter.models.prompts import Prompt
-from hinter.models.responses import MalformedResponse, validate_response
+from hinter.models.response_cache import ResponseCache, request_key
+from hinter.models.responses import MalformedResponse, billed_tokens, scrub, validate_response
 from hinter.progress import Progress
-from hinter.store import Store
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
-    "response TEXT NOT NULL) WITHOUT ROWID"
-)
 MAX_BACKOFF = 60.0  # seconds: the longest wait between two attempts
 BACKOFF_BASE = 0.5  # seconds: the first wait without Retry-After (doubling after each attempt)
 MAX_RESPONSE_BYTES = 4 << 20  # a chat completion of a few tokens is a few KB; refuse more
@@ -110,143 +104,6 @@ class Usage:
         pin = self.sent_prompt_tokens if sent_only else self.prompt_tokens
         pout = self.sent_completion_tokens if sent_only else self.completion_tokens
         return (pin * prices.get("input", 0.0) + pout * prices.get("output", 0.0)) / 1e6
-
-
-class ResponseCache:
-    """Responses by request key, one SQLite file shared by every job (thread-safe); a
-    :class:`hinter.store.Store` whose rows the caller validates (:func:`validate_response`)."""
-
-    def __init__(self, cache_dir: str | Path, timeout: float = 600):
-        self.path = Path(cache_dir) / "api" / "responses.sqlite"
-        self._lock = threading.Lock()
-        self.store = Store(self.path, "response cache", [_SCHEMA], timeout=timeout, threads=True)
-
-    def get(self, key: str) -> Any:
-        """The stored response (any JSON value, or the raw text of a row that is not JSON: the
-        caller validates it and fetches a damaged one again), or None when there is none."""
-        try:
-            with self._lock:
-                rows = self.store.select(
-                    "SELECT key, response FROM responses WHERE key IN ({marks})", (), [key]
-                )
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-        if not rows:
-            return None
-        try:
-            return json.loads(rows[0][1])
-        except (TypeError, ValueError):
-            return str(rows[0][1])  # fails validation: fetched again and replaced
-
-    def has(self, keys: Sequence[str]) -> set[str]:
-        try:
-            with self._lock:
-                rows = self.store.select(
-                    "SELECT key FROM responses WHERE key IN ({marks})", (), keys
-                )
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-        return {r[0] for r in rows}
-
-    def put(self, key: str, model: str, response: Mapping, replace: bool = False) -> None:
-        """Store a validated response (``replace``: over a stored row that failed validation)."""
-        body = json.dumps(response, sort_keys=True, ensure_ascii=False)
-        try:
-            with self._lock:
-                self.store.write("responses", [(key, model, body)], replace=replace)
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-
-    def close(self) -> None:
-        with self._lock:
-            self.store.close()
-
-
-def request_key(base_url: str, body: Mapping[str, Any], run: int) -> str:
-    """The cache key of a request: the endpoint, the full body, the run index (no secrets)."""
-    blob = json.dumps(
-        {"base_url": base_url.rstrip("/"), "body": body, "run": run},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()
-
-
-def scrub(response: Any) -> Any:
-    """``response`` with every registered secret masked (:mod:`hinter.redact`): in every string,
-    and in the token log-probabilities, where the tokens that spell a secret become one token
-    ``***`` whose log-probability is theirs summed (the answer's confidence is unchanged). A
-    response holding no secret is returned as it is."""
-    if isinstance(response, str):
-        return redact.redact(response)
-    if isinstance(response, list):
-        return [scrub(v) for v in response]
-    if not isinstance(response, dict):
-        return response
-    out = {k: scrub(v) for k, v in response.items()}
-    logprobs = out.get("logprobs")
-    if isinstance(logprobs, dict) and isinstance(response["logprobs"].get("content"), list):
-        logprobs["content"] = _scrub_tokens(response["logprobs"]["content"])
-    return out
-
-
-def _scrub_tokens(items: list) -> list:
-    """Token items with the tokens that spell a registered secret merged into one masked token
-    (items that are not well-formed are left to validation)."""
-    if not all(isinstance(it, dict) for it in items):
-        return [scrub(it) for it in items]
-    pieces = []
-    for it in items:
-        raw = it.get("bytes")
-        if isinstance(raw, list) and all(isinstance(b, int) and 0 <= b < 256 for b in raw):
-            pieces.append(bytes(raw).decode("utf-8", errors="replace"))
-        elif isinstance(it.get("token"), str):
-            pieces.append(it["token"])
-        else:
-            return [scrub(it) for it in items]
-    spans = redact.secret_spans("".join(pieces))
-    if not spans:
-        return [scrub(it) for it in items]
-    bounds, pos = [], 0
-    for piece in pieces:
-        bounds.append((pos, pos + len(piece)))
-        pos += len(piece)
-    out: list = []
-    k = 0
-    while k < len(items):
-        a, b = bounds[k]
-        span = next(((s, e) for s, e in spans if s < b and a < e), None)
-        if span is None:
-            out.append(scrub(items[k]))
-            k += 1
-            continue
-        last, reach = k, span[1]
-        while last + 1 < len(items) and bounds[last + 1][0] < reach:
-            last += 1  # every token up to the end of the secret, and of any secret it touches
-            reach = max([reach] + [e for s, e in spans if s < bounds[last][1] and a < e])
-        masked = redact.redact("".join(pieces[k : last + 1]))
-        logprob = items[k].get("logprob")
-        for it in items[k + 1 : last + 1]:
-            other = it.get("logprob")
-            both = isinstance(logprob, (int, float)) and isinstance(other, (int, float))
-            logprob = logprob + other if both else None
-        out.append({"token": masked, "logprob": logprob, "bytes": list(masked.encode())})
-        k = last + 1
-    return out
-
-
-def billed_tokens(response: Any) -> tuple[int, int]:
-    """The token counts a response reports, whatever else is wrong with it (0 where unreadable):
-    what a malformed 200 costs."""
-    usage = response.get("usage") if isinstance(response, dict) else None
-    if not isinstance(usage, dict):
-        return 0, 0
-    counts = []
-    for name in ("prompt_tokens", "completion_tokens"):
-        value = usage.get(name)
-        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-        counts.append(value if ok else 0)
-    return counts[0], counts[1]
 
 
 def read_key(variable: str, who: str) -> str:

@@ -328,7 +328,9 @@ class LLMPredictor:
         total["max_cost_usd"] = round(cost, 4)
         log.info(
             "dry estimate for %s (%s): %d requests to send (%d in the response cache), "
-            "%d prompt tokens, at most %d completion tokens, at most $%.4f",
+            "%d prompt tokens, at most %d completion tokens, at most $%.4f before retries (a "
+            "retried malformed answer is billed again; max_cost_usd also caps the spend the "
+            "responses report)",
             self.name, self.variant.name, total["to_send"], total["cached"],
             total["prompt_tokens"], total["max_completion_tokens"], total["max_cost_usd"],
         )  # fmt: skip

@@ -14,6 +14,7 @@ workflow does for a small train split); they are shown to the model, so they are
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import Any
 
 import yaml
 
-from hinter import config
+from hinter import config, costs
 from hinter.errors import ConfigError, HinterError
 from hinter.inputs import DATASET
 from hinter.paths import RESOURCES
@@ -151,9 +152,20 @@ def llm_spec(o: Any, task: PromptTask) -> tuple[str, dict[str, Any]]:
     label = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(name_of(model)).name)
     try:
         cfg = config.with_defaults({"models": {"llms": {label: spec}}})
+        costs.check_costs(cfg["models"]["llms"][label], f"models.llms.{label}")
     except ConfigError as exc:
-        raise HinterError(str(exc).replace(f"config key 'models.llms.{label}.", "--")) from None
+        raise HinterError(_as_flags(str(exc), label)) from None
     return label, cfg["models"]["llms"][label]
+
+
+def _as_flags(message: str, label: str) -> str:
+    """A config-key message about the run's model in the command's words (N07): ``config key
+    'models.llms.<label>.max_cost_usd'`` → ``--max-cost-usd``, ``prices.input`` → ``--prices``."""
+
+    def flag(match: re.Match) -> str:
+        return "--" + match.group(1).split(".")[0].replace("_", "-")
+
+    return re.sub(rf"config key 'models\.llms\.{re.escape(label)}\.([\w.]+)'", flag, message)
 
 
 def name_of(model: str) -> str:
