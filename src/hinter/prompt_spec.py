@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -223,3 +224,67 @@ def _example_spec(item: Any, key: str) -> ExampleSpec:
 
 def template_names(dataset: str, prompts_dir: str | Path | None = None) -> list[str]:
     return list(load_prompt_spec(dataset, prompts_dir).templates)
+
+
+# -- label names: compared as the answer parser reads them (hinter.models.answers) ----------
+
+_TRANSLATE = str.maketrans(
+    {
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‐": "-",
+        "‑": "-",
+        "‒": "-",
+        "–": "-",
+        "—": "-",
+        "−": "-",
+    }
+)
+_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the end offset in ``text`` of the
+    character it came from (so a match can be mapped back to the raw answer). A run of
+    whitespace becomes one newline if it holds a line break, else one space."""
+    out: list[str] = []
+    ends: list[int] = []
+    gap: list | None = None  # pending whitespace run: [character, end offset]
+    for i, char in enumerate(text):
+        for c in unicodedata.normalize("NFKC", char).translate(_TRANSLATE).casefold():
+            if c.isspace():
+                if gap is None:
+                    gap = [" ", i + 1]
+                if c in _LINE_BREAKS:
+                    gap = ["\n", i + 1]
+                continue
+            if gap is not None and out:
+                out.append(gap[0])
+                ends.append(gap[1])
+            gap = None
+            out.append(c)
+            ends.append(i + 1)
+    return "".join(out), ends
+
+
+def normalise_name(name: str) -> str:
+    return normalise(name)[0]
+
+
+def check_label_names(names: Sequence[str], where: str) -> None:
+    """Label names an answer can tell apart: no two equal once normalised as answers are (case,
+    Unicode width, typographic quotes and dashes, spaces), e.g. ``Positive`` and ``positive``
+    (review 2026-11-28, N22: they were merged into one label, then the run failed)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = normalise_name(str(name))
+        if key in seen:
+            raise ConfigError(
+                f"{where}: labels {seen[key]!r} and {str(name)!r} are the same name to the answer "
+                "parser (case, width, quotes and dashes are ignored); rename one"
+            )
+        seen[key] = str(name)

@@ -27,7 +27,7 @@ from hinter import config, costs
 from hinter.errors import ConfigError, HinterError
 from hinter.inputs import DATASET
 from hinter.paths import RESOURCES
-from hinter.prompt_spec import PROMPTS_DIR
+from hinter.prompt_spec import PROMPTS_DIR, check_label_names
 
 OPENAI = "openai:"
 _EXTRA_KEYS = ("labels", "task_type", "max_new_tokens")  # a user's prompt file, beyond the format
@@ -102,6 +102,10 @@ def prompt_task(prompt: str | None, max_new_tokens: int | None) -> PromptTask:
         if task_type not in ("multi_class", "multi_label"):
             raise HinterError(f"--prompt {prompt}: key 'task_type': multi_class or multi_label")
         budget = extra.get("max_new_tokens")
+    try:
+        check_label_names(names, f"--prompt {prompt}: key 'labels'")  # N22
+    except ConfigError as exc:
+        raise HinterError(str(exc)) from None
     if max_new_tokens is not None:
         budget = max_new_tokens
     if not isinstance(budget, int) or budget < 1:

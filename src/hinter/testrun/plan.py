@@ -3,6 +3,7 @@ file is written: a bad argument, input file, model folder or parser is one line 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -385,7 +386,13 @@ def _mapped(rows: InputFile, column: str | None, mapping: dict[str, str]) -> Inp
     def rename(value: Any) -> Any:
         if isinstance(value, list):
             return [rename(v) for v in value]
-        return mapping.get(value, value) if isinstance(value, str) else value
+        if isinstance(value, str) and value.strip().startswith("["):  # a JSON list (N30)
+            try:
+                items = json.loads(value)
+            except ValueError:
+                return value  # reported, with its row, when the labels are read
+            return [rename(v) for v in items] if isinstance(items, list) else value
+        return mapping.get(value.strip(), value) if isinstance(value, str) else value
 
     renamed = [
         type(r)(r.number, r.line, {**r.values, column: rename(r.values.get(column))})

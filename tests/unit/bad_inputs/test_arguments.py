@@ -268,6 +268,19 @@ CASES = [
             ("conversion", "!r", "!r", "conversion"),
         ]
     ],
+    # review 2026-11-28 (N22): labels an answer cannot tell apart
+    Case(
+        "prompt-labels-equal-up-to-case",
+        1,
+        r"--prompt .*p\.yaml: key 'labels': labels 'Positive' and 'positive' are the same name",
+        _llm_run("--prompt", "{root}/p.yaml"),
+        setup=lambda w: (w.root / "p.yaml").write_text(
+            "examples: [{index: 0}, {index: 1}, {index: 2}]\nlabels: [Positive, positive]\n"
+            "max_new_tokens: 7\ntemplates: {default: {system: 'Classify: {labels}', "
+            "question: 'Which?'}}\n",
+            encoding="utf-8",
+        ),
+    ),
     Case("unknown-flag", 1, r"unrecognized arguments: --frobnicate", hinter_test("--frobnicate")),
     Case("missing-data-argument", 1, r"required: data", lambda w: ["test", str(w.model)]),
     Case(

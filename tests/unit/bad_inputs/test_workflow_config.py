@@ -338,6 +338,19 @@ CASES = [
         ),
     ),
     Case(
+        "config-user-labels-equal-up-to-case",
+        1,
+        r"config key 'user_datasets\.reviews\.labels': labels 'neg' and 'NEG' are the same name",
+        check_config(),
+        setup=both(
+            lambda w: (w.root / "d.csv").write_text("text,label\nA man.,neg\nA woman.,NEG\n"),
+            _config(
+                "datasets: [{name: reviews, files: {train: '{root}/d.csv', test: '{root}/d.csv'},"
+                " labels: [neg, NEG]}]\n"
+            ),
+        ),
+    ),
+    Case(
         "config-grammar-unknown-model",
         1,
         r"config key 'grammar\.models': unknown model 'nosuchmodel'",
