@@ -275,13 +275,27 @@ def normalise_name(name: str) -> str:
     return normalise(name)[0]
 
 
+MAX_LABEL_CHARS = 200
+
+
 def check_label_names(names: Sequence[str], where: str) -> None:
     """Label names an answer can tell apart: no two equal once normalised as answers are (case,
     Unicode width, typographic quotes and dashes, spaces), e.g. ``Positive`` and ``positive``
-    (review 2026-11-28, N22: they were merged into one label, then the run failed)."""
+    (review 2026-11-28, N22: they were merged into one label, then the run failed); none named
+    ``None`` (the answer for no label, N23) or longer than :data:`MAX_LABEL_CHARS` (N21)."""
     seen: dict[str, str] = {}
     for name in names:
         key = normalise_name(str(name))
+        if len(str(name)) > MAX_LABEL_CHARS:  # N21: every message naming it would be huge
+            raise ConfigError(
+                f"{where}: a label name of {len(str(name)):,} characters ({str(name)[:40]!r}…); "
+                f"at most {MAX_LABEL_CHARS}"
+            )
+        if key == "none":  # N23: "Answer: None." is the empty answer, never this label
+            raise ConfigError(
+                f"{where}: a label named {str(name)!r} cannot be answered ('None' is the answer "
+                "for no label); rename it"
+            )
         if key in seen:
             raise ConfigError(
                 f"{where}: labels {seen[key]!r} and {str(name)!r} are the same name to the answer "

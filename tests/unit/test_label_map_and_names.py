@@ -58,3 +58,27 @@ def test_a_prompt_file_with_labels_equal_up_to_case_is_refused_before_work(tmp_p
     )
     with pytest.raises(HinterError, match=r"key 'labels': labels 'Positive' and 'positive'"):
         prompt_task(str(prompt), None)
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (["None", "Positive"], r"a label named 'None' cannot be answered"),  # N23
+        (["x" * 100_000, "Positive"], r"a label name of 100,000 characters \('xxx"),  # N21
+    ],
+)
+def test_unanswerable_and_huge_label_names_are_refused(names, message):
+    with pytest.raises(ConfigError, match=message) as info:
+        check_label_names(names, "--prompt p.yaml: key 'labels'")
+    assert len(str(info.value)) < 300
+
+
+def test_a_key_in_the_base_urls_query_string_is_masked_and_registered():
+    """N02: ``?api-key=...`` reached the predictions' metadata; now masked, and registered."""
+    from hinter import redact
+
+    url = "http://127.0.0.1:18531/v1?api-key=QSECRET1234&stream=true"
+    assert redact.public_url(url) == "http://127.0.0.1:18531/v1?api-key=***&stream=***"
+    assert redact.url_secrets(url) == ["QSECRET1234"]  # not 'true': too short to be a key
+    redact.register(*redact.url_secrets(url))
+    assert redact.redact("echo QSECRET1234") == "echo ***"

@@ -281,6 +281,19 @@ CASES = [
             encoding="utf-8",
         ),
     ),
+    # review 2026-11-28 (N07): a schema error about the run's model names the flag as written
+    Case(
+        "base-url-named-as-the-flag",
+        1,
+        r"^hinter: --base-url: 'notaurl' does not match",
+        _llm_run("--prompt", "imdb", "--base-url", "notaurl"),
+    ),
+    Case(
+        "api-key-env-named-as-the-flag",
+        1,
+        r"^hinter: --api-key-env: '1BAD' does not match",
+        _llm_run("--prompt", "imdb", "--api-key-env", "1BAD"),
+    ),
     Case("unknown-flag", 1, r"unrecognized arguments: --frobnicate", hinter_test("--frobnicate")),
     Case("missing-data-argument", 1, r"required: data", lambda w: ["test", str(w.model)]),
     Case(
