@@ -144,3 +144,21 @@ def test_any_label_set_reads_its_names_and_never_their_negations(names, pick, ca
     assert (answer.labels, answer.status) == ((i,), ANSWER)
     negated = parser.parse("Answer: " + negation.format(case(names[i])))
     assert (negated.labels, negated.status) == ((), NO_ANSWER)
+
+
+# review 2026-11-28 (N39): an answer withdrawn on its own line is no answer
+RETRACTIONS = [
+    (IMDB, "Answer: Positive? No. Negative.", (), NO_ANSWER),
+    (IMDB, "Answer: Positive isn't right; Negative.", (), NO_ANSWER),
+    (IMDB, "Answer: Positive. No, wait: negative.", (), NO_ANSWER),
+    (IMDB, "Answer: Positive, not Negative.", (1,), ANSWER),
+    (IMDB, "Answer: Negative (not Positive).", (0,), ANSWER),
+    (IMDB, "Answer: Positive. It is not negative at all.", (1,), ANSWER),
+    (ECTHR, "Answer: Article 3, Article 8. Not Article 6.", (0, 2), ANSWER),
+]
+
+
+@pytest.mark.parametrize(("parser", "raw", "labels", "status"), RETRACTIONS)
+def test_retractions_are_no_answer(parser, raw, labels, status):
+    answer = parser.parse(raw)
+    assert (answer.labels, answer.status) == (labels, status), raw

@@ -17,7 +17,9 @@ so ``Waivers`` counted inside ``No Waivers`` and ``trade`` inside ``trade policy
    is the empty set, given as an answer. A second list right after it on the same line that
    names another label (``Positive. Negative.``, ``Positive. Answer: Negative.``) contradicts
    it: no answer. An explanation after it (``Positive. Some would call it negative.``) is not
-   a list and is ignored.
+   a list and is ignored. A retraction on that line — a negation and another label that no
+   negation stands right before (``Positive? No. Negative.``) — is no answer (``Positive, not
+   Negative.`` stays Positive).
 4. *Free-form mode*, when the list is empty: the first non-empty line of the answer proper is
    searched for whole-word label names, longest first, without overlaps ("The sentiment of this
    review is negative" → Negative). A negation on that line outside the label names (``not``,
@@ -60,6 +62,7 @@ _NONE = re.compile(r"none\b")
 _SPACE = re.compile(r"\s*")
 # "non-toxic", "non toxic", "un-toxic": a prefixed negation is a negation (review N38)
 _NEGATION = re.compile(r"\b(?:not|no|non|un|never|neither|nor|hardly|cannot|without)\b|n't\b")
+_DIRECT_NEGATION = re.compile(r"(?:\b(?:not|no|never|non|un)|n't)[\s-]*$")  # "not Negative"
 _SENTENCE_GAP = re.compile(r"[ .!?;,:*_\"'`()\[\]-]*")  # between two lists on one line
 _OPEN = re.compile(r"[ ,;]*\(")  # a parenthesis after a label
 _PROTOCOL = re.compile(r"article (\d+) of protocol (\d+)")  # ECHR citation (normalised name)
@@ -177,6 +180,23 @@ class AnswerParser:
         again, _, none, _ = self._list(text, pos)
         return none or any(label not in labels for label in again)
 
+    def _retracted(self, text: str, after: int, labels: list[int]) -> bool:
+        """The rest of the answer's line withdraws it (review N39): a negation, and a label the
+        list did not give that no negation stands right before ("Positive? No. Negative.",
+        "Positive isn't right; Negative." — but not "Positive, not negative.")."""
+        stop = text.find("\n", after)
+        stop = len(text) if stop == -1 else stop
+        if not self._negated(text, after, stop):
+            return False
+        others, _ = self._scan(text, after, stop)
+        for name, label in self.names:
+            if label not in others or label in labels:
+                continue
+            for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text[after:stop]):
+                if not _DIRECT_NEGATION.search(text, after, after + match.start()):
+                    return True
+        return False
+
     def _negated(self, text: str, start: int, stop: int) -> bool:
         """A negation word in text[start:stop] outside every label name."""
         masked = text[start:stop]
@@ -193,7 +213,9 @@ class AnswerParser:
         labels, end, none, after = self._list(text, start)
         if none:
             return Answer((), NONE, ends[end - 1])
-        if labels and self._contradicted(text, after, labels):
+        if labels and (
+            self._contradicted(text, after, labels) or self._retracted(text, after, labels)
+        ):
             return Answer((), NO_ANSWER, 0)
         if not labels:
             line_start = _SPACE.match(text, start).end()
