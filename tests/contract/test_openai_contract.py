@@ -759,3 +759,17 @@ def test_ctrl_c_stops_a_run_waiting_on_a_server_at_once(tmp_path, monkeypatch):
     assert not list(out.rglob("*.tmp"))
     with contextlib.closing(sqlite3.connect(out / "cache" / "api" / "responses.sqlite")) as db:
         assert db.execute("SELECT count(*) FROM responses").fetchone()[0] == 2
+
+
+def test_an_answer_from_another_origin_is_never_used(imdb, tokenizer_dir, tmp_path, key):
+    """N12, N13: the client follows redirects; an answer that came from another origin than
+    ``base_url`` ends the job with one line naming it, and nothing is cached."""
+    with FakeOpenAI() as other, FakeOpenAI(lambda body: "redirect") as server:
+        server.redirect_to = other.base_url
+        predictor = _predictor(_spec(server, tokenizer_dir, concurrency=1), imdb, tmp_path / "c")
+        with pytest.raises(ApiError, match=r"redirected the request to http://127\.0\.0\.1:\d+ "
+                           r"\(POST\); set base_url to the final address") as info:  # fmt: skip
+            predictor.engine.resolve(TEXTS)
+    assert "\n" not in str(info.value) and len(server.requests) == 1
+    assert all("authorization" not in {k.lower() for k in h} for h in other.headers)
+    assert _cached_rows(tmp_path / "c") == []

@@ -7,9 +7,10 @@ login page, an answer far over its token budget), a 401 that echoes the ``Author
 header, a 503 with ``Retry-After``, a body dripped a few bytes at a time, headers dripped a
 byte at a time (``drip_headers``: the status line at once, then one header byte every
 ``drip_every`` seconds for ``drip_for`` seconds, then a valid answer), a 200 answer that echoes
-the ``Authorization`` header (``echo_auth_200``), and a 200 that reports a huge token usage
-(``usage_big``). "Malformed, then good" is a behaviour that returns a :data:`MALFORMED` shape on
-a request's first attempt and None after (``first_attempt``)."""
+the ``Authorization`` header (``echo_auth_200``), a 200 that reports a huge token usage
+(``usage_big``) and a 307 to another origin (``redirect``, to ``redirect_to``). "Malformed,
+then good" is a behaviour that returns a :data:`MALFORMED` shape on a request's first attempt
+and None after (``first_attempt``)."""
 
 from __future__ import annotations
 
@@ -76,6 +77,7 @@ class FakeOpenAI:
         self.behaviour = behaviour or (lambda body: None)
         self.delay = delay  # seconds a "timeout" response waits
         self.drip_every, self.drip_for = drip_every, drip_for  # the header drip's pace and length
+        self.redirect_to = ""  # the base URL a "redirect" fault sends the client to
         self.requests: list[dict] = []  # every body received
         self.answered: list[dict] = []  # bodies answered with 200 and a valid completion
         self.headers: list[dict] = []
@@ -119,6 +121,9 @@ class FakeOpenAI:
                     )
                 if fault == "drip":  # a valid answer, 16 bytes at a time, 0.05 s apart
                     return self._drip(json.dumps(server.completion(body)).encode())
+                if fault == "redirect":  # 307 to server.redirect_to (another origin)
+                    location = server.redirect_to + self.path.removeprefix("/v1")
+                    return self._raw(307, b"", {"location": location})
                 if fault == "drip_headers":  # the status line, then a header byte at a time
                     return self._drip_headers(json.dumps(server.completion(body)).encode())
                 if fault == "echo_auth_200":  # a 200 answer that quotes the credentials

@@ -266,7 +266,7 @@ class OpenAIChat:
                 with self._lock:
                     self.calls += 1
                 return self._request(client, body)
-            except _Stopped:
+            except ApiError:  # stopped, or redirected elsewhere: never retried
                 raise
             except openai.RateLimitError as exc:
                 why, retry_after = "429", exc.response.headers.get("retry-after")
@@ -352,6 +352,7 @@ class OpenAIChat:
         size = 0
         create = client.chat.completions.with_streaming_response.create
         with create(**body) as raw:
+            self._check_origin(raw)
             for chunk in raw.iter_bytes():
                 size += len(chunk)
                 if size > MAX_RESPONSE_BYTES:
@@ -360,6 +361,27 @@ class OpenAIChat:
                     raise _Deadline(f"the body took over {self.timeout:g}s")
                 chunks.append(chunk)
         return b"".join(chunks)
+
+    def _check_origin(self, raw: Any) -> None:
+        """An answer is used only from ``base_url``'s origin, to the POST that was sent: the
+        client follows redirects, so a 307 re-sent the prompts elsewhere and a 302 turned them
+        into a GET whose answer was cached as theirs (review N12, N13)."""
+        from urllib.parse import urlsplit
+
+        url, request = raw.http_response.url, raw.http_response.request
+        base = urlsplit(self.base_url)
+        same = (url.scheme, url.host, url.port or None) == (
+            base.scheme, base.hostname, base.port or None
+        )  # fmt: skip
+        if not same or request.method != "POST":
+            raise ApiError(
+                redact.redact(
+                    f"{self.public_url}: the server redirected the request to "
+                    f"{url.scheme}://{url.host}{f':{url.port}' if url.port else ''} "
+                    f"({request.method}); set base_url to the final address (no answer from "
+                    "elsewhere is used)"
+                )
+            )
 
     def _bill(self, prompt_tokens: int, completion_tokens: int) -> None:
         """Count one billed response in ``sent`` and its tokens; past ``max_cost_usd`` (the
