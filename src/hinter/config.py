@@ -26,7 +26,7 @@ import yaml
 from jsonschema import Draft7Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
-from hinter import paths, schema_keywords
+from hinter import costs, paths, schema_keywords
 from hinter.errors import ConfigError
 from hinter.layout import KNOWN_DATASETS
 from hinter.plan import known_dataset_names
@@ -417,7 +417,7 @@ def _check_references(cfg: dict) -> None:
 
 def _check_llms(llms: dict) -> None:
     for name, spec in llms.items():
-        key = f"models.llms.{name}"
+        costs.check_costs(spec, key := f"models.llms.{name}")  # a cost cap no value switches off
         for ds in spec["datasets"]:
             if ds not in spec["max_new_tokens"]:
                 raise ConfigError(f"config key '{key}.max_new_tokens': no answer budget for {ds}")

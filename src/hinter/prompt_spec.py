@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -96,10 +97,36 @@ def _read_yaml(path: Path) -> dict:
 
 
 def _fields(text: str, where: str) -> set[str]:
+    """The placeholders of a template. Only plain ``{name}`` is a placeholder: a conversion
+    (``{labels!r}``) or a format spec (``{labels:>400000000}``, ``{labels:%}``) is refused, as
+    it would pad the prompt to gigabytes or fail only when the prompt is built (N17, N18)."""
+    names = set()
     try:
-        return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+        for _, name, spec, conversion in string.Formatter().parse(text):
+            if name is None:
+                continue
+            if conversion is not None or spec:
+                shown = "{" + name + (f"!{conversion}" if conversion else "") + (
+                    f":{spec}" if spec else "") + "}"  # fmt: skip
+                raise ConfigError(
+                    f"{where}: placeholder {shown[:60]} has a "
+                    f"{'conversion' if conversion else 'format spec'}; write {{{name}}} alone"
+                )
+            names.add(name)
     except ValueError as exc:
         raise ConfigError(f"{where}: malformed placeholder ({exc})") from None
+    return names
+
+
+def fill(text: str, values: Mapping[str, str]) -> str:
+    """``text`` with each checked ``{name}`` replaced by its value, literally: no format spec,
+    conversion or attribute is ever interpreted (the file was checked by :func:`_fields`)."""
+    out = []
+    for literal, name, _, _ in string.Formatter().parse(text):
+        out.append(literal)
+        if name is not None:
+            out.append(values[name])
+    return "".join(out)
 
 
 def _text(data: Mapping, key: str, where: str, allowed: set[str]) -> str:
@@ -197,3 +224,81 @@ def _example_spec(item: Any, key: str) -> ExampleSpec:
 
 def template_names(dataset: str, prompts_dir: str | Path | None = None) -> list[str]:
     return list(load_prompt_spec(dataset, prompts_dir).templates)
+
+
+# -- label names: compared as the answer parser reads them (hinter.models.answers) ----------
+
+_TRANSLATE = str.maketrans(
+    {
+        "‘": "'",
+        "’": "'",
+        "‚": "'",
+        "“": '"',
+        "”": '"',
+        "„": '"',
+        "‐": "-",
+        "‑": "-",
+        "‒": "-",
+        "–": "-",
+        "—": "-",
+        "−": "-",
+    }
+)
+_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """The normalised text and, for each of its characters, the end offset in ``text`` of the
+    character it came from (so a match can be mapped back to the raw answer). A run of
+    whitespace becomes one newline if it holds a line break, else one space."""
+    out: list[str] = []
+    ends: list[int] = []
+    gap: list | None = None  # pending whitespace run: [character, end offset]
+    for i, char in enumerate(text):
+        for c in unicodedata.normalize("NFKC", char).translate(_TRANSLATE).casefold():
+            if c.isspace():
+                if gap is None:
+                    gap = [" ", i + 1]
+                if c in _LINE_BREAKS:
+                    gap = ["\n", i + 1]
+                continue
+            if gap is not None and out:
+                out.append(gap[0])
+                ends.append(gap[1])
+            gap = None
+            out.append(c)
+            ends.append(i + 1)
+    return "".join(out), ends
+
+
+def normalise_name(name: str) -> str:
+    return normalise(name)[0]
+
+
+MAX_LABEL_CHARS = 200
+
+
+def check_label_names(names: Sequence[str], where: str) -> None:
+    """Label names an answer can tell apart: no two equal once normalised as answers are (case,
+    Unicode width, typographic quotes and dashes, spaces), e.g. ``Positive`` and ``positive``
+    (review 2026-11-28, N22: they were merged into one label, then the run failed); none named
+    ``None`` (the answer for no label, N23) or longer than :data:`MAX_LABEL_CHARS` (N21)."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = normalise_name(str(name))
+        if len(str(name)) > MAX_LABEL_CHARS:  # N21: every message naming it would be huge
+            raise ConfigError(
+                f"{where}: a label name of {len(str(name)):,} characters ({str(name)[:40]!r}…); "
+                f"at most {MAX_LABEL_CHARS}"
+            )
+        if key == "none":  # N23: "Answer: None." is the empty answer, never this label
+            raise ConfigError(
+                f"{where}: a label named {str(name)!r} cannot be answered ('None' is the answer "
+                "for no label); rename it"
+            )
+        if key in seen:
+            raise ConfigError(
+                f"{where}: labels {seen[key]!r} and {str(name)!r} are the same name to the answer "
+                "parser (case, width, quotes and dashes are ignored); rename one"
+            )
+        seen[key] = str(name)

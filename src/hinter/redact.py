@@ -49,9 +49,31 @@ def redact(text: str) -> str:
     return text
 
 
+def secret_spans(text: str) -> list[tuple[int, int]]:
+    """Where in ``text`` :func:`redact` would mask something: (start, end) of every registered
+    secret and every URL userinfo, sorted (overlaps are left as they are)."""
+    spans = [(m.start(), m.end()) for m in _USERINFO.finditer(text)]
+    with _lock:
+        secrets = list(_secrets)
+    for secret in secrets:
+        pos = text.find(secret)
+        while pos != -1:
+            spans.append((pos, pos + len(secret)))
+            pos = text.find(secret, pos + 1)
+    return sorted(spans)
+
+
 def public_url(url: str) -> str:
-    """``url`` without its userinfo (``user:password@``): the form that is logged and stored."""
+    """``url`` without its userinfo (``user:password@``) and with the values of its query string
+    masked (``?api-key=***``, review N02): the form that is logged and stored."""
     parts = urlsplit(url)
+    if parts.query:
+        query = "&".join(
+            f"{k}={MASK}" if sep else k
+            for k, sep, _ in (p.partition("=") for p in parts.query.split("&"))
+        )
+        parts = parts._replace(query=query)
+        url = urlunsplit(parts)
     if parts.username is None and parts.password is None:
         return url
     host = parts.hostname or ""
@@ -66,12 +88,15 @@ def url_secrets(url: str) -> list[str]:
     written, the password decoded, and ``user:password`` in base64 (the HTTP client sends it
     as Basic authorisation, which a server may echo)."""
     parts = urlsplit(url)
+    # a key in the query string (?api-key=...) is a secret too (N02)
+    values = [unquote(v) for _, sep, v in (p.partition("=") for p in parts.query.split("&")) if sep]
+    values = [v for v in values if len(v) >= 8]  # a key, not a flag such as ?stream=true
     if "@" not in parts.netloc:
-        return []
+        return values
     userinfo = parts.netloc.rpartition("@")[0]
     user, password = unquote(parts.username or ""), unquote(parts.password or "")
     basic = base64.b64encode(f"{user}:{password}".encode()).decode()
-    return [s for s in (userinfo, parts.password or "", password, basic) if s]
+    return [s for s in (userinfo, parts.password or "", password, basic, *values) if s]
 
 
 def install() -> None:

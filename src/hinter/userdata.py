@@ -32,6 +32,7 @@ import pyarrow as pa
 from hinter import tables
 from hinter.errors import ConfigError, DataError, OfflineError, first_line
 from hinter.paths import RESOURCES
+from hinter.prompt_spec import check_label_names
 
 SPLITS = ("train", "validation", "test")
 FORMATS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".jsonl": "jsonl"}
@@ -119,6 +120,7 @@ def label_names(
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ConfigError(f"config key '{key}.labels': label {dup[0]!r} listed twice")
+    check_label_names(names, f"config key '{key}.labels'")  # equal up to case: N22
     return names
 
 

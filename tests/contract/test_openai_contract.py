@@ -69,7 +69,7 @@ def _spec(server: FakeOpenAI, tokenizer_dir: Path, **extra) -> dict:
         "base_url": server.base_url,
         "api_key_env": KEY_ENV,
         "tokenizer": str(tokenizer_dir),
-        "timeout": 0.5,
+        "timeout": 5.0,  # a whole request (a loaded machine can be slow); 0.5 where timed out
         "max_retries": 3,
         "concurrency": 3,
         "prices": {"input": 0.5, "output": 1.5},
@@ -157,7 +157,7 @@ def test_retries_honour_retry_after_and_recover(imdb, tokenizer_dir, tmp_path, k
         return next(faults, None)
 
     with FakeOpenAI(behaviour, delay=1.5) as server:
-        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=5)
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=5, timeout=0.5)
         predictor = _predictor(spec, imdb, tmp_path / "cache")
         texts = ["The film was fine."]
         keys, outputs = predictor.engine.resolve(texts)
@@ -534,7 +534,7 @@ def test_timeout_bounds_a_whole_request_and_503_retry_after(
     monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
     faults = iter(["drip", "503"])
     with FakeOpenAI(lambda body: next(faults, None)) as server:
-        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=3)
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=3, timeout=0.5)
         predictor = _predictor(spec, imdb, tmp_path / "cache")
         start = time.monotonic()
         keys, outputs = predictor.engine.resolve(["The film was fine."])
@@ -611,3 +611,162 @@ def test_a_job_fails_when_most_of_its_requests_stay_unusable(failed, total, fail
             chat_openai.OpenAIChat.check_failures(job, failed, total)
     else:
         chat_openai.OpenAIChat.check_failures(job, failed, total)
+
+
+# -- review 2026-11-28: no hang a server can cause, a cap no value switches off, no secret on disk
+
+
+def test_a_header_drip_is_abandoned_at_the_deadline(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """N11: headers dripped a byte every 0.1 s (a per-read timeout never fires) are abandoned at
+    the 0.5 s deadline of the whole request and retried; the job ends with one line long before
+    the drip (10 s) would have."""
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.01)
+    with FakeOpenAI(lambda body: "drip_headers", drip_every=0.1) as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_retries=1, timeout=0.5)
+        predictor = _predictor(spec, imdb, tmp_path / "cache")
+        start = time.monotonic()
+        with pytest.raises(ApiError, match=r"timeout \(_Deadline\) after 2 attempts") as info:
+            predictor.engine.resolve(["The film was fine."])
+        took = time.monotonic() - start
+    assert "\n" not in str(info.value)
+    assert len(server.requests) == 2 and took < 3.0, took
+
+
+def test_every_billed_response_counts_and_the_reported_spend_is_capped(
+    imdb, tokenizer_dir, tmp_path, key, monkeypatch
+):
+    """N10: a malformed 200 then a good one is two billed responses: both in ``sent`` and in
+    ``sent_cost_usd``. N09: a server reporting 100,000 prompt tokens per answer passes the dry
+    estimate, then stops the job once the reported spend passes ``max_cost_usd``."""
+    from fake_openai import first_attempt
+
+    monkeypatch.setattr(chat_openai, "BACKOFF_BASE", 0.001)
+    with FakeOpenAI(first_attempt("logprob_positive")) as server:
+        predictor = _predictor(_spec(server, tokenizer_dir, concurrency=1), imdb, tmp_path / "c")
+        keys, outputs = predictor.engine.resolve(TEXTS)
+        assert [predictor.parse(outputs[k]).labels for k in keys] == [[1], [0], [1]]
+    usage, summary = predictor.backend.usage, predictor.backend.summary()
+    reported = [server.completion(b)["usage"] for b in server.requests]
+    assert len(server.requests) == 6 and summary["sent"] == 6 and summary["retries"] == 3
+    assert usage.sent_prompt_tokens == sum(u["prompt_tokens"] for u in reported)
+    assert summary["sent_cost_usd"] > summary["cost_usd"] > 0  # the retries were paid for
+    with FakeOpenAI(lambda body: "usage_big") as server:
+        spec = _spec(server, tokenizer_dir, concurrency=1, max_cost_usd=0.01)
+        predictor = _predictor(spec, imdb, tmp_path / "c2")
+        with pytest.raises(ApiError, match=r"report \$0\.0500, over max_cost_usd 0\.01"):
+            predictor.engine.resolve(TEXTS)
+    assert len(server.requests) == 1  # the estimate passed; the first reported spend stops it
+
+
+def test_a_key_echoed_in_a_200_answer_reaches_no_file(imdb, tokenizer_dir, tmp_path, key):
+    """N03: the answer text quotes the Authorization header; the response cache, the prediction
+    cache and the predictions' ``answer`` column hold ``***`` instead, and the answer is still
+    read (Positive, at the confidence of its own tokens)."""
+    suite = _suite(imdb, tmp_path)
+    with FakeOpenAI(lambda body: "echo_auth_200") as server:
+        predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
+        _run(predictor, imdb, suite, tmp_path / "p.parquet")
+    rows = io.read_parquet(tmp_path / "p.parquet", tables.PREDICTIONS).to_pylist()
+    assert {r["answer"] for r in rows} == {"Answer: Positive. Bearer ***"}
+    assert all(r["labels"] == [1] for r in rows)
+    assert all(r["confidence"] == pytest.approx(0.9**3, rel=1e-5) for r in rows)
+    assert _cached_rows(tmp_path / "cache") and _all_valid(_cached_rows(tmp_path / "cache"))
+    _no_secret_under(tmp_path)
+
+
+def test_scrub_merges_the_tokens_of_a_secret():
+    """The tokens that spell a registered secret become one ``***`` token whose log-probability
+    is theirs summed; the text and every other token are kept."""
+    from hinter import redact
+
+    redact.register("sk-scrub-XYZ-123")
+    pieces = ["Answer", ":", " Pos", " sk", "-scrub", "-XYZ", "-123", " ok"]
+    response = {
+        "choices": [{"message": {"content": "".join(pieces)}, "logprobs": {"content": [
+            {"token": t, "logprob": -0.1 * (i + 1), "bytes": list(t.encode())}
+            for i, t in enumerate(pieces)]}}],
+    }  # fmt: skip
+    clean = chat_openai.scrub(response)
+    choice = clean["choices"][0]
+    assert choice["message"]["content"] == "Answer: Pos *** ok"
+    tokens = choice["logprobs"]["content"]
+    assert [t["token"] for t in tokens] == ["Answer", ":", " Pos", " ***", " ok"]
+    assert tokens[3]["logprob"] == pytest.approx(-0.1 * (4 + 5 + 6 + 7))
+    assert chat_openai.scrub({"a": ["no secret"]}) == {"a": ["no secret"]}
+
+
+INTERRUPTED_JOB = """
+import signal, sys, time
+from types import SimpleNamespace
+from hinter.cli.main import _stop  # the command line's own SIGINT/SIGTERM handler
+from hinter.models import chat_openai
+
+chat_openai.load_doc_tokenizer = lambda source, key: SimpleNamespace(name="words", count=len)
+signal.signal(signal.SIGINT, _stop)
+backend = chat_openai.OpenAIChat(
+    {{"model": "gpt-test", "base_url": {base_url!r}, "api_key_env": {key_env!r}, "timeout": 60,
+     "max_retries": 2, "concurrency": 3, "tokenizer": "words"}},
+    model_name="gpt", run=1, cache_dir={cache!r}, key="models.llms.gpt",
+)
+prompt = SimpleNamespace(messages=lambda text: [{{"role": "user", "content": "Text: " + text}}])
+texts = ["A film %d." % i for i in range(8)]
+try:
+    backend.generate(SimpleNamespace(max_new_tokens=7), [None] * 8, texts, prompt)
+except KeyboardInterrupt:
+    print("interrupted", file=sys.stderr, flush=True)
+    sys.exit(130)
+"""
+
+
+def test_ctrl_c_stops_a_job_waiting_on_a_server_at_once(tmp_path):
+    """I01, I02: two requests answered, then every request hangs or drips its headers (a 60 s
+    timeout). One SIGINT, through the command line's own handler, ends the job at once — it
+    used to wait for the requests in flight, or for ever — and the two answers are cached for
+    the rerun. A bare job (no model, no torch) keeps the subprocess to a second or two."""
+    import sqlite3
+
+    state = {"n": 0}
+
+    def behaviour(body):
+        with server.lock:
+            state["n"] += 1
+            n = state["n"]
+        return None if n <= 2 else ("hang" if n % 2 else "drip_headers")
+
+    cache = tmp_path / "cache"
+    with FakeOpenAI(behaviour, drip_every=0.5, drip_for=120) as server:
+        script = INTERRUPTED_JOB.format(base_url=server.base_url, key_env=KEY_ENV, cache=str(cache))
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), KEY_ENV: SECRET}
+        job = subprocess.Popen([sys.executable, "-c", script], env=env, stderr=subprocess.PIPE)
+        deadline = time.time() + 120
+        while len(server.answered) < 2 or len(server.requests) < 5:
+            assert job.poll() is None, job.stderr.read()
+            assert time.time() < deadline
+            time.sleep(0.05)
+        _wait_until_stored(cache / "api" / "responses.sqlite", 2, deadline)
+        time.sleep(0.3)  # three requests in flight, waiting
+        job.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        line = job.stderr.readline().decode()  # written line by line (flush)
+        said = time.monotonic() - sent
+        job.wait(timeout=30)
+    assert line == "interrupted\n" and job.returncode == 130, (line, job.stderr.read())
+    assert said < 1.0, said
+    with contextlib.closing(sqlite3.connect(cache / "api" / "responses.sqlite")) as db:
+        assert db.execute("SELECT count(*) FROM responses").fetchone()[0] == 2
+
+
+def test_an_answer_from_another_origin_is_never_used(imdb, tokenizer_dir, tmp_path, key):
+    """N12, N13: the client follows redirects; an answer that came from another origin than
+    ``base_url`` ends the job with one line naming it, and nothing is cached."""
+    with FakeOpenAI() as other, FakeOpenAI(lambda body: "redirect") as server:
+        server.redirect_to = other.base_url
+        predictor = _predictor(_spec(server, tokenizer_dir, concurrency=1), imdb, tmp_path / "c")
+        with pytest.raises(ApiError, match=r"redirected the request to http://127\.0\.0\.1:\d+ "
+                           r"\(POST\); set base_url to the final address") as info:  # fmt: skip
+            predictor.engine.resolve(TEXTS)
+    assert "\n" not in str(info.value) and len(server.requests) == 1
+    assert all("authorization" not in {k.lower() for k in h} for h in other.headers)
+    assert _cached_rows(tmp_path / "c") == []

@@ -4,7 +4,13 @@ told to misbehave: 429 with ``Retry-After``, 500, a response slower than the cli
 malformed JSON, an empty choice list, 401 — and every malformed-but-JSON shape of
 :data:`MALFORMED` (a JSON array, a missing, null or positive logprob, null token counts, an HTML
 login page, an answer far over its token budget), a 401 that echoes the ``Authorization``
-header, a 503 with ``Retry-After``, and a body dripped a few bytes at a time."""
+header, a 503 with ``Retry-After``, a body dripped a few bytes at a time, headers dripped a
+byte at a time (``drip_headers``: the status line at once, then one header byte every
+``drip_every`` seconds for ``drip_for`` seconds, then a valid answer), a 200 answer that echoes
+the ``Authorization`` header (``echo_auth_200``), a 200 that reports a huge token usage
+(``usage_big``) and a 307 to another origin (``redirect``, to ``redirect_to``). "Malformed,
+then good" is a behaviour that returns a :data:`MALFORMED` shape on a request's first attempt
+and None after (``first_attempt``)."""
 
 from __future__ import annotations
 
@@ -45,10 +51,33 @@ def tokens_of(text: str) -> list[str]:
     return re.findall(r"\s*\w+|\s*[^\w\s]", text)
 
 
+def first_attempt(shape: str) -> Behaviour:
+    """``shape`` on each request's first attempt, then a healthy answer (malformed, then good:
+    the review's N10, where both attempts are billed)."""
+    seen: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def behaviour(body: dict) -> str | None:
+        key = json.dumps(body["messages"], sort_keys=True)
+        with lock:
+            seen[key] = seen.get(key, 0) + 1
+            return shape if seen[key] == 1 else None
+
+    return behaviour
+
+
 class FakeOpenAI:
-    def __init__(self, behaviour: Behaviour | None = None, delay: float = 2.0):
+    def __init__(
+        self,
+        behaviour: Behaviour | None = None,
+        delay: float = 2.0,
+        drip_every: float = 0.2,
+        drip_for: float = 10.0,
+    ):
         self.behaviour = behaviour or (lambda body: None)
         self.delay = delay  # seconds a "timeout" response waits
+        self.drip_every, self.drip_for = drip_every, drip_for  # the header drip's pace and length
+        self.redirect_to = ""  # the base URL a "redirect" fault sends the client to
         self.requests: list[dict] = []  # every body received
         self.answered: list[dict] = []  # bodies answered with 200 and a valid completion
         self.headers: list[dict] = []
@@ -92,6 +121,20 @@ class FakeOpenAI:
                     )
                 if fault == "drip":  # a valid answer, 16 bytes at a time, 0.05 s apart
                     return self._drip(json.dumps(server.completion(body)).encode())
+                if fault == "redirect":  # 307 to server.redirect_to (another origin)
+                    location = server.redirect_to + self.path.removeprefix("/v1")
+                    return self._raw(307, b"", {"location": location})
+                if fault == "drip_headers":  # the status line, then a header byte at a time
+                    return self._drip_headers(json.dumps(server.completion(body)).encode())
+                if fault == "echo_auth_200":  # a 200 answer that quotes the credentials
+                    text = f"Answer: Positive. {self.headers.get('authorization')}"
+                    return self._send(200, server.completion(body, text))
+                if fault == "usage_big":  # a usable answer billed 100,000 prompt tokens
+                    completion = server.completion(body)
+                    completion["usage"]["prompt_tokens"] = 100_000
+                    with server.lock:
+                        server.answered.append(body)
+                    return self._send(200, completion)
                 if fault == "no_logprobs":  # usable, but no confidence (the review's L10)
                     completion = server.completion(body)
                     completion["choices"][0]["logprobs"] = None
@@ -143,6 +186,26 @@ class FakeOpenAI:
                         self.wfile.flush()
                         time.sleep(every)
 
+            def _drip_headers(self, data):
+                """What the review's N11 server did: the status line, then header lines a byte
+                every ``drip_every`` seconds (``drip_for`` seconds in all, or until released),
+                then the answer: a per-read timeout never fires, only a whole deadline does."""
+                end = time.monotonic() + server.drip_for
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError, OSError):
+                    self.wfile.write(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n")
+                    self.wfile.flush()
+                    i = 0
+                    while time.monotonic() < end and not server.release.is_set():
+                        for ch in f"x-pad-{i}: a\r\n".encode():
+                            self.wfile.write(bytes([ch]))
+                            self.wfile.flush()
+                            if server.release.wait(server.drip_every):
+                                return
+                        i += 1
+                    self.wfile.write(b"content-length: %d\r\n\r\n" % len(data) + data)
+                    self.wfile.flush()
+                self.close_connection = True
+
             def _send(self, status, payload, headers=None):
                 self._raw(status, json.dumps(payload).encode(), headers)
 
@@ -167,8 +230,10 @@ class FakeOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
 
-    def completion(self, body: dict) -> dict:
-        text = answer_for(body)[: 4 * body.get("max_tokens", 16)]
+    def completion(self, body: dict, text: str | None = None) -> dict:
+        """A valid completion of ``text`` (default: :func:`answer_for`, cut to the budget)."""
+        if text is None:
+            text = answer_for(body)[: 4 * body.get("max_tokens", 16)]
         tokens = tokens_of(text)
         probs = [0.9 if i < 3 else 0.6 for i in range(len(tokens))]
         content = [

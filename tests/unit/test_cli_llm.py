@@ -158,7 +158,8 @@ def test_llm_options_are_checked_before_any_work(inputs, tmp_path, capsys):
     assert "pos" in capsys.readouterr().err and not out.exists()
 
 
-def test_a_users_own_prompt_file_names_its_labels(inputs, tmp_path):
+def test_a_users_own_prompt_file_names_its_labels(inputs, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # checked before any work (N28)
     _, tokenizer, data = inputs
     prompt = tmp_path / "reviews.yaml"
     prompt.write_text(

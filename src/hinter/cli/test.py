@@ -7,6 +7,7 @@ The command line is a thin layer over :mod:`hinter.testrun` (the stages) and :mo
 from __future__ import annotations
 
 import argparse
+import math
 
 from hinter.cli.args import (
     at_least,
@@ -58,15 +59,32 @@ def label_map(text: str) -> dict[str, str]:
 
 
 def prices(text: str) -> tuple[float, float]:
+    """``INPUT,OUTPUT`` USD per million tokens: two finite numbers above 0 (a NaN, an infinity
+    or a zero would switch the cost cap off: :mod:`hinter.costs`)."""
+    from hinter.costs import positive_amount
+
     try:
         values = tuple(float(t) for t in text.split(","))
     except ValueError:
         values = ()
-    if len(values) != 2 or min(values) < 0:
+    if len(values) != 2 or not all(positive_amount(v) for v in values):
         raise argparse.ArgumentTypeError(
-            f"expected INPUT,OUTPUT USD per million tokens, got {text!r}"
+            f"expected INPUT,OUTPUT USD per million tokens (finite, above 0), got {text!r}"
         )
     return values  # type: ignore[return-value]
+
+
+def max_cost(text: str) -> float:
+    """``--max-cost-usd``: a finite number of USD above 0 (NaN compares false: no cap)."""
+    from hinter.costs import positive_amount
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not positive_amount(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number of USD above 0, got {text!r}")
+    return value
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -324,13 +342,15 @@ def add_test(sub) -> None:
         metavar="INPUT,OUTPUT",
         type=prices,
         default=None,
-        help="USD per million input and output tokens, for the dry cost estimate",
+        help="USD per million input and output tokens (finite, above 0), for the dry cost "
+        "estimate and --max-cost-usd",
     )
     llm.add_argument(
         "--max-cost-usd",
-        type=float,
+        type=max_cost,
         default=None,
-        help="stop before the first request when the dry estimate exceeds this",
+        help="stop before the first request when the dry estimate exceeds this, and during "
+        "the run once the spend the responses report does (needs --prices)",
     )
     test.add_argument(
         "--compare",

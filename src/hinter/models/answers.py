@@ -17,12 +17,15 @@ so ``Waivers`` counted inside ``No Waivers`` and ``trade`` inside ``trade policy
    is the empty set, given as an answer. A second list right after it on the same line that
    names another label (``Positive. Negative.``, ``Positive. Answer: Negative.``) contradicts
    it: no answer. An explanation after it (``Positive. Some would call it negative.``) is not
-   a list and is ignored.
+   a list and is ignored. A retraction on that line — a negation and another label that no
+   negation stands right before (``Positive? No. Negative.``) — is no answer (``Positive, not
+   Negative.`` stays Positive).
 4. *Free-form mode*, when the list is empty: the first non-empty line of the answer proper is
    searched for whole-word label names, longest first, without overlaps ("The sentiment of this
    review is negative" → Negative). A negation on that line outside the label names (``not``,
-   ``no``, ``never``, ``n't``, ...) makes it no answer: ``Not positive.`` must never read as
-   Positive, and reading it as the other class would be a guess the parser does not make.
+   ``no``, ``never``, ``n't``, ..., and the prefixes ``non-``/``un-``: ``Non-toxic.``) makes it
+   no answer: ``Not positive.`` must never read as Positive, nor ``Non-toxic.`` as toxic, and
+   reading it as the other class would be a guess the parser does not make.
 5. Official citation spellings of a label are read as the label: ``Article 1 of Protocol 1``
    (001 Table 6) also as ``Article 1 of Protocol No. 1`` (the Convention's own spelling, with
    ``No``, ``Nr.`` or ``Number``) and ``P1-1`` (the Court's short form, LexGLUE's class name).
@@ -41,40 +44,25 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hinter.layout import MULTI_CLASS
 from hinter.models.decisions import check_task_type
+from hinter.prompt_spec import normalise, normalise_name  # label names and answers alike
 
 ANSWER = "answer"  # one or more labels
 NONE = "none"  # an explicit "None.": the empty set, given as an answer
 NO_ANSWER = "no_answer"  # nothing parseable: the empty set, not an answer
 ANSWER_STATUSES = (ANSWER, NONE, NO_ANSWER)
 
-_TRANSLATE = str.maketrans(
-    {
-        "‘": "'",
-        "’": "'",
-        "‚": "'",
-        "“": '"',
-        "”": '"',
-        "„": '"',
-        "‐": "-",
-        "‑": "-",
-        "‒": "-",
-        "–": "-",
-        "—": "-",
-        "−": "-",
-    }
-)
 _MARKER = re.compile(r"answer\s*[*_]*\s*:")
 _SEPARATOR = re.compile(r"(?:[\s,;&*_\"'`()\[\]{}/]|\band\b|\bor\b|:)+")
 _NONE = re.compile(r"none\b")
-_LINE_BREAKS = "\n\r\x0b\x0c\x85\u2028\u2029"
 _SPACE = re.compile(r"\s*")
-_NEGATION = re.compile(r"\b(?:not|no|never|neither|nor|hardly|cannot|without)\b|n't\b")
+# "non-toxic", "non toxic", "un-toxic": a prefixed negation is a negation (review N38)
+_NEGATION = re.compile(r"\b(?:not|no|non|un|never|neither|nor|hardly|cannot|without)\b|n't\b")
+_DIRECT_NEGATION = re.compile(r"(?:\b(?:not|no|never|non|un)|n't)[\s-]*$")  # "not Negative"
 _SENTENCE_GAP = re.compile(r"[ .!?;,:*_\"'`()\[\]-]*")  # between two lists on one line
 _OPEN = re.compile(r"[ ,;]*\(")  # a parenthesis after a label
 _PROTOCOL = re.compile(r"article (\d+) of protocol (\d+)")  # ECHR citation (normalised name)
@@ -89,34 +77,6 @@ def aliases(name: str) -> list[str]:
     article, protocol = match.groups()
     spelled = [f"article {article} of protocol {no} {protocol}" for no in _NUMBER_WORDS]
     return [*spelled, f"p{protocol}-{article}"]
-
-
-def normalise(text: str) -> tuple[str, list[int]]:
-    """The normalised text and, for each of its characters, the end offset in ``text`` of the
-    character it came from (so a match can be mapped back to the raw answer). A run of
-    whitespace becomes one newline if it holds a line break, else one space."""
-    out: list[str] = []
-    ends: list[int] = []
-    gap: list | None = None  # pending whitespace run: [character, end offset]
-    for i, char in enumerate(text):
-        for c in unicodedata.normalize("NFKC", char).translate(_TRANSLATE).casefold():
-            if c.isspace():
-                if gap is None:
-                    gap = [" ", i + 1]
-                if c in _LINE_BREAKS:
-                    gap = ["\n", i + 1]
-                continue
-            if gap is not None and out:
-                out.append(gap[0])
-                ends.append(gap[1])
-            gap = None
-            out.append(c)
-            ends.append(i + 1)
-    return "".join(out), ends
-
-
-def normalise_name(name: str) -> str:
-    return normalise(name)[0]
 
 
 @dataclass(frozen=True)
@@ -220,6 +180,23 @@ class AnswerParser:
         again, _, none, _ = self._list(text, pos)
         return none or any(label not in labels for label in again)
 
+    def _retracted(self, text: str, after: int, labels: list[int]) -> bool:
+        """The rest of the answer's line withdraws it (review N39): a negation, and a label the
+        list did not give that no negation stands right before ("Positive? No. Negative.",
+        "Positive isn't right; Negative." — but not "Positive, not negative.")."""
+        stop = text.find("\n", after)
+        stop = len(text) if stop == -1 else stop
+        if not self._negated(text, after, stop):
+            return False
+        others, _ = self._scan(text, after, stop)
+        for name, label in self.names:
+            if label not in others or label in labels:
+                continue
+            for match in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text[after:stop]):
+                if not _DIRECT_NEGATION.search(text, after, after + match.start()):
+                    return True
+        return False
+
     def _negated(self, text: str, start: int, stop: int) -> bool:
         """A negation word in text[start:stop] outside every label name."""
         masked = text[start:stop]
@@ -236,7 +213,9 @@ class AnswerParser:
         labels, end, none, after = self._list(text, start)
         if none:
             return Answer((), NONE, ends[end - 1])
-        if labels and self._contradicted(text, after, labels):
+        if labels and (
+            self._contradicted(text, after, labels) or self._retracted(text, after, labels)
+        ):
             return Answer((), NO_ANSWER, 0)
         if not labels:
             line_start = _SPACE.match(text, start).end()

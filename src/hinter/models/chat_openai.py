@@ -17,57 +17,59 @@ server at ``base_url`` for open models at scale), through the official ``openai`
 - **One schema for a usable response** (:mod:`hinter.models.responses`), checked before a
   response is cached and again when a cached row is read (a row that fails it is fetched again
   and replaced).
-- **Deadlines**: ``timeout`` bounds a whole request, not each read: the body is read in chunks
-  and abandoned (then retried) once ``timeout`` seconds have passed since it was sent, so a
-  server dripping bytes cannot hold a job; a body over ``MAX_RESPONSE_BYTES`` is refused.
-- **Bounded concurrency**: ``concurrency`` requests in flight (threads; the cache is shared).
+- **Deadlines**: ``timeout`` bounds a whole request, not each read: each attempt runs in a
+  thread of its own that the caller waits for at most ``timeout`` seconds (status line,
+  headers and body alike), then abandons (and retries), so a server dripping its headers or
+  its body a byte at a time cannot hold a job; a body over ``MAX_RESPONSE_BYTES`` is refused.
+- **Bounded concurrency**: ``concurrency`` requests in flight (daemon threads; the cache is
+  shared). The caller waits on them in short slices, so Ctrl-C or SIGTERM stops a job at once:
+  nothing waits for a request in flight, what was answered is cached, a rerun resumes.
 - **Cost**: before the first request, a dry estimate (requests not cached, their input tokens
   as counted by the declared tokenizer, at most ``max_tokens`` output each, priced with
-  ``prices``) is logged and checked against ``max_cost_usd``; afterwards the tokens and cost the
-  responses report are logged and recorded in the predictions file.
+  ``prices``) is logged and checked against ``max_cost_usd`` (:mod:`hinter.costs`: finite
+  positive prices and cap, a cap needs prices). Every billed response — a 200, malformed ones
+  that are retried included — counts in ``sent`` and its reported tokens in ``sent_cost_usd``,
+  and the job stops with one line once that reported spend passes ``max_cost_usd``.
 - **The API key** is read from the environment variable ``api_key_env`` only when a request
   must be sent, and never logged or written: it is not part of any request body, cache key or
   file. A missing, empty or non-ASCII key ends the job with one line naming the variable, after
   the estimate and before the first request. The key and the credentials of ``base_url`` are
   registered with :mod:`hinter.redact`, so they are masked in every log line and error message
-  whatever the server echoes back; ``base_url`` is logged and stored without its userinfo.
+  whatever the server echoes back; ``base_url`` is logged and stored without its userinfo. A
+  response is scrubbed of every registered secret (:func:`scrub`) before it is validated,
+  cached or parsed, so a key echoed inside a 200 answer reaches no cache and no predictions file.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
+import queue
 import random
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from hinter import redact
+from hinter import costs, redact
 from hinter.errors import ConfigError, HinterError, first_line
 from hinter.models.context import ChatFrame, api_frame, load_doc_tokenizer
 from hinter.models.prompts import Prompt
-from hinter.models.responses import MalformedResponse, validate_response
+from hinter.models.response_cache import ResponseCache, request_key
+from hinter.models.responses import MalformedResponse, billed_tokens, scrub, validate_response
 from hinter.progress import Progress
-from hinter.store import Store
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, model TEXT, "
-    "response TEXT NOT NULL) WITHOUT ROWID"
-)
 MAX_BACKOFF = 60.0  # seconds: the longest wait between two attempts
 BACKOFF_BASE = 0.5  # seconds: the first wait without Retry-After (doubling after each attempt)
 MAX_RESPONSE_BYTES = 4 << 20  # a chat completion of a few tokens is a few KB; refuse more
+WAIT_SLICE = 0.2  # seconds: how long the caller waits on workers between checks for a signal
 FAILED_SHARE = 0.5  # a job whose responses are unusable for more than this share fails
 MIN_JUDGED = 16  # requests a job must have sent before a share below 100% can fail it
 
@@ -91,7 +93,7 @@ class Usage:
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    sent: int = 0  # requests sent by this job (not from the cache)
+    sent: int = 0  # billed requests of this job: every 200 response, malformed ones included
     sent_prompt_tokens: int = 0
     sent_completion_tokens: int = 0
     retries: int = 0
@@ -102,66 +104,6 @@ class Usage:
         pin = self.sent_prompt_tokens if sent_only else self.prompt_tokens
         pout = self.sent_completion_tokens if sent_only else self.completion_tokens
         return (pin * prices.get("input", 0.0) + pout * prices.get("output", 0.0)) / 1e6
-
-
-class ResponseCache:
-    """Responses by request key, one SQLite file shared by every job (thread-safe); a
-    :class:`hinter.store.Store` whose rows the caller validates (:func:`validate_response`)."""
-
-    def __init__(self, cache_dir: str | Path, timeout: float = 600):
-        self.path = Path(cache_dir) / "api" / "responses.sqlite"
-        self._lock = threading.Lock()
-        self.store = Store(self.path, "response cache", [_SCHEMA], timeout=timeout, threads=True)
-
-    def get(self, key: str) -> Any:
-        """The stored response (any JSON value, or the raw text of a row that is not JSON: the
-        caller validates it and fetches a damaged one again), or None when there is none."""
-        try:
-            with self._lock:
-                rows = self.store.select(
-                    "SELECT key, response FROM responses WHERE key IN ({marks})", (), [key]
-                )
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-        if not rows:
-            return None
-        try:
-            return json.loads(rows[0][1])
-        except (TypeError, ValueError):
-            return str(rows[0][1])  # fails validation: fetched again and replaced
-
-    def has(self, keys: Sequence[str]) -> set[str]:
-        try:
-            with self._lock:
-                rows = self.store.select(
-                    "SELECT key FROM responses WHERE key IN ({marks})", (), keys
-                )
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-        return {r[0] for r in rows}
-
-    def put(self, key: str, model: str, response: Mapping, replace: bool = False) -> None:
-        """Store a validated response (``replace``: over a stored row that failed validation)."""
-        body = json.dumps(response, sort_keys=True, ensure_ascii=False)
-        try:
-            with self._lock:
-                self.store.write("responses", [(key, model, body)], replace=replace)
-        except sqlite3.DatabaseError as exc:
-            raise self.store.error(exc) from None
-
-    def close(self) -> None:
-        with self._lock:
-            self.store.close()
-
-
-def request_key(base_url: str, body: Mapping[str, Any], run: int) -> str:
-    """The cache key of a request: the endpoint, the full body, the run index (no secrets)."""
-    blob = json.dumps(
-        {"base_url": base_url.rstrip("/"), "body": body, "run": run},
-        sort_keys=True,
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def read_key(variable: str, who: str) -> str:
@@ -221,10 +163,13 @@ class OpenAIChat:
         redact.register(*redact.url_secrets(self.base_url))
         self.public_url = redact.public_url(self.base_url)  # what is logged and stored
         self.api_key_env = spec.get("api_key_env", "OPENAI_API_KEY")
+        # registered now, not only when a request is sent: a cached answer echoing it is scrubbed
+        redact.register(os.environ.get(str(self.api_key_env), "").strip())
         self.run = run
         self.timeout = float(spec.get("timeout", 60))
         self.max_retries = int(spec.get("max_retries", 6))
         self.concurrency = int(spec.get("concurrency", 4))
+        costs.check_costs(spec, key)
         self.prices = dict(spec.get("prices") or {})
         self.max_cost = spec.get("max_cost_usd")
         tokenizer = spec.get("tokenizer")
@@ -244,7 +189,8 @@ class OpenAIChat:
         self._client_lock = threading.Lock()
         self._timeout_errors: tuple[type[BaseException], ...] = ()
         self._transport_errors: tuple[type[BaseException], ...] = ()
-        self._stop = threading.Event()  # set by a fatal error: in-flight workers send no more
+        self._stop = threading.Event()  # set by a fatal error or a signal: workers send no more
+        self._over_budget = False  # the reported spend passed max_cost_usd (said once)
         self._warned_logprobs = False
         self.judged = 0  # requests of this job so far (cached or sent)
         self.first_failure: str | None = None  # why the first response stayed malformed
@@ -320,6 +266,8 @@ class OpenAIChat:
                 with self._lock:
                     self.calls += 1
                 return self._request(client, body)
+            except ApiError:  # stopped, or redirected elsewhere: never retried
+                raise
             except openai.RateLimitError as exc:
                 why, retry_after = "429", exc.response.headers.get("retry-after")
             except openai.InternalServerError as exc:  # 5xx: 503 may say when to come back
@@ -331,6 +279,7 @@ class OpenAIChat:
                 why = f"{type(exc).__name__} ({first_line(cause)})"
             except (MalformedResponse, openai.APIResponseValidationError) as exc:
                 why = f"malformed response ({first_line(exc)})"
+                self._bill(*getattr(exc, "billed", (0, 0)))  # a 200 is paid for, usable or not
             except openai.APIStatusError as exc:
                 raise ApiError(
                     redact.redact(
@@ -365,13 +314,45 @@ class OpenAIChat:
         return None  # unreachable
 
     def _request(self, client: Any, body: dict) -> tuple[dict, dict]:
-        """Send one request and read its body within ``timeout`` seconds in all and
-        ``MAX_RESPONSE_BYTES``; the response and its generation, validated."""
+        """Send one request and have its whole response — status line, headers and body — within
+        ``timeout`` seconds and ``MAX_RESPONSE_BYTES``; the response (scrubbed of secrets) and
+        its generation, validated. The attempt runs in a daemon thread that is abandoned at the
+        deadline: a read timeout alone never ends a server that drips a byte a second."""
         deadline = time.monotonic() + self.timeout
+        done = threading.Event()
+        box: dict[str, Any] = {}
+
+        def attempt() -> None:
+            try:
+                box["raw"] = self._read(client, body, deadline)
+            except BaseException as exc:  # handed to the caller, never lost in the thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=attempt, name="hinter-request", daemon=True).start()
+        while not done.wait(max(0.0, min(WAIT_SLICE, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline:
+                raise _Deadline(f"no complete response within {self.timeout:g}s")
+        if "error" in box:
+            raise box["error"]
+        try:
+            response = scrub(json.loads(box["raw"]))
+        except (ValueError, UnicodeDecodeError):
+            raise MalformedResponse("the body is not JSON") from None
+        try:
+            return response, validate_response(response, body["max_tokens"])
+        except MalformedResponse as exc:
+            exc.billed = billed_tokens(response)  # type: ignore[attr-defined]
+            raise
+
+    def _read(self, client: Any, body: dict, deadline: float) -> bytes:
+        """The body of one response, read in chunks until ``deadline`` (then abandoned)."""
         chunks: list[bytes] = []
         size = 0
         create = client.chat.completions.with_streaming_response.create
         with create(**body) as raw:
+            self._check_origin(raw)
             for chunk in raw.iter_bytes():
                 size += len(chunk)
                 if size > MAX_RESPONSE_BYTES:
@@ -379,11 +360,49 @@ class OpenAIChat:
                 if time.monotonic() > deadline:
                     raise _Deadline(f"the body took over {self.timeout:g}s")
                 chunks.append(chunk)
-        try:
-            response = json.loads(b"".join(chunks))
-        except (ValueError, UnicodeDecodeError):
-            raise MalformedResponse("the body is not JSON") from None
-        return response, validate_response(response, body["max_tokens"])
+        return b"".join(chunks)
+
+    def _check_origin(self, raw: Any) -> None:
+        """An answer is used only from ``base_url``'s origin, to the POST that was sent: the
+        client follows redirects, so a 307 re-sent the prompts elsewhere and a 302 turned them
+        into a GET whose answer was cached as theirs (review N12, N13)."""
+        from urllib.parse import urlsplit
+
+        url, request = raw.http_response.url, raw.http_response.request
+        base = urlsplit(self.base_url)
+        same = (url.scheme, url.host, url.port or None) == (
+            base.scheme, base.hostname, base.port or None
+        )  # fmt: skip
+        if not same or request.method != "POST":
+            raise ApiError(
+                redact.redact(
+                    f"{self.public_url}: the server redirected the request to "
+                    f"{url.scheme}://{url.host}{f':{url.port}' if url.port else ''} "
+                    f"({request.method}); set base_url to the final address (no answer from "
+                    "elsewhere is used)"
+                )
+            )
+
+    def _bill(self, prompt_tokens: int, completion_tokens: int) -> None:
+        """Count one billed response in ``sent`` and its tokens; past ``max_cost_usd`` (the
+        spend the responses report, not the estimate) the job stops with one line."""
+        with self._lock:
+            self.usage.sent += 1
+            self.usage.sent_prompt_tokens += prompt_tokens
+            self.usage.sent_completion_tokens += completion_tokens
+            spent = self.usage.cost(self.prices, sent_only=True)
+            over = self.max_cost is not None and spent > float(self.max_cost)
+            first = over and not self._over_budget
+            self._over_budget = self._over_budget or over
+        if over:
+            self._stop.set()
+            if first:
+                raise ApiError(
+                    f"model {self.model_name}: the responses so far report ${spent:.4f}, over "
+                    f"max_cost_usd {self.max_cost}; answered requests are cached (raise the cap "
+                    "and rerun to go on)"
+                )
+            raise _Stopped(f"{self.public_url}: stopped over the cost cap")
 
     # -- planning and generation -------------------------------------------------------------
     def requests(self, frame: ChatFrame, prompt: Prompt, texts: Sequence[str]):
@@ -434,6 +453,7 @@ class OpenAIChat:
             generation = None
             if stored is not None:
                 try:
+                    stored = scrub(stored)  # a row written before secrets were scrubbed
                     generation = validate_response(stored, bodies[i]["max_tokens"])
                 except MalformedResponse as exc:
                     log.warning(
@@ -452,43 +472,73 @@ class OpenAIChat:
                         self.usage.failed += 1
                     return
                 response, generation = sent
-                # at once, validated: never paid twice, never a poisoned row
+                # at once, validated and scrubbed: never paid twice, never a poisoned row
                 self.cache.put(keys[i], self.model, response, replace=stored is not None)
             pin, pout = generation.pop("usage")
+            results[i] = generation
             with self._lock:
                 self.usage.requests += 1
                 self.usage.prompt_tokens += pin
                 self.usage.completion_tokens += pout
-                if fresh:
-                    self.usage.sent += 1
-                    self.usage.sent_prompt_tokens += pin
-                    self.usage.sent_completion_tokens += pout
                 progress.update(1)
-            results[i] = generation
+            if fresh:
+                self._bill(pin, pout)
 
         progress = Progress(self.model, len(bodies), "answers", every=30.0, bar=False)
-        if self.concurrency <= 1 or len(bodies) <= 1:
-            for i in range(len(bodies)):
-                one(i)
-        else:
-            with ThreadPoolExecutor(max_workers=self.concurrency) as pool:
-                futures = [pool.submit(one, i) for i in range(len(bodies))]
-                try:
-                    for future in futures:
-                        future.result()
-                except BaseException as first:
-                    self._stop.set()
-                    pool.shutdown(wait=True, cancel_futures=True)
-                    # report the cause, not a request stopped because of it
-                    for future in futures:
-                        exc = None if future.cancelled() else future.exception()
-                        if exc is not None and not isinstance(exc, _Stopped):
-                            raise exc from None
-                    raise first
+        try:
+            if self.concurrency <= 1 or len(bodies) <= 1:
+                for i in range(len(bodies)):
+                    one(i)
+            else:
+                self._in_workers(one, len(bodies))
+        except BaseException:
+            self._stop.set()  # Ctrl-C, SIGTERM or a fatal error: requests in flight send no more
+            raise
         self.judged += len(bodies)
         self.check_failures(self.usage.failed, self.judged)
         self._warn_without_logprobs(results)
         return results
+
+    def _in_workers(self, one: Callable[[int], None], n: int) -> None:
+        """``one(i)`` for every i, on ``concurrency`` daemon threads. The caller waits in short
+        slices, so a signal stops it at once (no join of a thread stuck in a request: they are
+        daemons, abandoned to the end of the process); a worker's error stops the others and is
+        raised once they are done — the cause, not a request stopped because of it."""
+        todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+        for i in range(n):
+            todo.put(i)
+        errors: list[BaseException] = []
+        lock = threading.Lock()
+        finished = threading.Event()
+        alive = [min(self.concurrency, n)]
+
+        def worker() -> None:
+            try:
+                while not self._stop.is_set():
+                    try:
+                        i = todo.get_nowait()
+                    except queue.Empty:
+                        return
+                    try:
+                        one(i)
+                    except BaseException as exc:
+                        with lock:
+                            errors.append(exc)
+                        self._stop.set()
+                        return
+            finally:
+                with lock:
+                    alive[0] -= 1
+                    if alive[0] == 0:
+                        finished.set()
+
+        for _ in range(alive[0]):
+            threading.Thread(target=worker, name="hinter-api", daemon=True).start()
+        while not finished.wait(WAIT_SLICE):
+            pass
+        if errors:
+            causes = [e for e in errors if not isinstance(e, _Stopped)]
+            raise (causes or errors)[0]
 
     def _warn_without_logprobs(self, results: Sequence[dict | None]) -> None:
         """A server that sends no log-probabilities leaves every confidence missing: say so

@@ -31,6 +31,7 @@ import numpy as np
 from hinter.errors import ConfigError, OfflineError, first_line
 from hinter.models.prompts import Prompt
 from hinter.models.stage import Encoded
+from hinter.models.templates import bounded_render
 
 SENTINEL = "\x00HINTER-DOCUMENT\x00"
 CHARS_PER_TOKEN = 12  # only this many characters per budget token are tokenised first
@@ -238,7 +239,9 @@ def chat_frame(
     if not getattr(tok, "chat_template", None):
         raise ConfigError(f"{where}: the tokenizer has no chat template (an instruct model?)")
     try:
-        rendered = render_chat(tok, prompt, SENTINEL)
+        rendered = bounded_render(lambda: render_chat(tok, prompt, SENTINEL), where)  # N33
+    except ConfigError:
+        raise
     except Exception as exc:  # a template may reject a system turn (then the model cannot run)
         raise ConfigError(f"{where}: the chat template fails ({first_line(exc)})") from None
     prefix, suffix = split_rendered(rendered)

@@ -328,7 +328,9 @@ class LLMPredictor:
         total["max_cost_usd"] = round(cost, 4)
         log.info(
             "dry estimate for %s (%s): %s requests to send (%s in the response cache), "
-            "%s prompt tokens, at most %s completion tokens, at most $%.4f",
+            "%s prompt tokens, at most %s completion tokens, at most $%.4f before retries (a "
+            "retried malformed answer is billed again; max_cost_usd also caps the spend the "
+            "responses report)",
             self.name, self.variant.name, f"{total['to_send']:,}", f"{total['cached']:,}",
             f"{total['prompt_tokens']:,}", f"{total['max_completion_tokens']:,}",
             total["max_cost_usd"],

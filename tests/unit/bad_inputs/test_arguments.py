@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,33 @@ from hinter import cli
 from hinter.layout import RunLayout
 
 from .cases import Case, W, assert_one_line_before_any_work, hinter_test
+
+
+def _llm_run(*extra: str) -> Callable[[W], list[str]]:
+    """``hinter test openai:gpt-x DATA --out OUT --no-invariant`` plus ``extra``."""
+
+    def argv(w: W) -> list[str]:
+        base = ["test", "openai:gpt-x", str(w.data), "--out", str(w.out), "--no-invariant"]
+        return base + [
+            a.replace("{root}", str(w.root)).replace("{model}", str(w.model)) for a in extra
+        ]
+
+    return argv
+
+
+def _prompt_file(spec: str) -> Callable[[W], None]:
+    """A user's prompt file whose system template holds ``{labels<spec>}``."""
+
+    def setup(w: W) -> None:
+        (w.root / "p.yaml").write_text(
+            "examples: [{index: 0}, {index: 1}, {index: 2}]\nlabels: [Positive, Negative]\n"
+            "max_new_tokens: 7\ntemplates: {default: {system: 'Classify: {labels" + spec + "}', "
+            "question: 'Is it Positive or Negative?'}}\n",
+            encoding="utf-8",
+        )
+
+    return setup
+
 
 CASES = [
     Case("batch-size-0", 1, r"--batch-size: .*≥ 1, got 0", hinter_test("--batch-size", "0")),
@@ -205,6 +233,94 @@ CASES = [
         r"--fail-above: expected RATE=PERCENT",
         hinter_test("--fail-above", "=5"),
     ),
+    # review 2026-11-28 (N05-N08): no value switches the cost cap off
+    Case(
+        "prices-nan",
+        1,
+        r"--prices: expected INPUT,OUTPUT USD per million tokens \(finite, above 0\), "
+        r"got 'nan,nan'",
+        hinter_test("--prices", "nan,nan"),
+    ),
+    Case("prices-infinite", 1, r"--prices: .*got '1,inf'", hinter_test("--prices", "1,inf")),
+    Case("prices-zero", 1, r"--prices: .*got '0,1'", hinter_test("--prices", "0,1")),
+    Case("prices-negative", 1, r"--prices: .*got '-1,1'", hinter_test("--prices=-1,1")),
+    Case(
+        "max-cost-nan",
+        1,
+        r"--max-cost-usd: expected a finite number of USD above 0, got 'nan'",
+        hinter_test("--max-cost-usd", "nan"),
+    ),
+    Case(
+        "max-cost-infinite", 1, r"--max-cost-usd: .*got 'inf'", hinter_test("--max-cost-usd", "inf")
+    ),
+    Case("max-cost-zero", 1, r"--max-cost-usd: .*got '0'", hinter_test("--max-cost-usd", "0")),
+    Case("max-cost-negative", 1, r"--max-cost-usd: .*got '-1'", hinter_test("--max-cost-usd=-1")),
+    Case(
+        "max-cost-without-prices",
+        1,
+        r"--max-cost-usd: a cap needs --prices for input and output tokens",
+        _llm_run("--prompt", "imdb", "--max-cost-usd", "1"),
+    ),
+    # review 2026-11-28 (N17, N18): a prompt's placeholders are plain {labels}, nothing else
+    *[
+        Case(
+            f"prompt-placeholder-{name}",
+            1,
+            rf"--prompt .*p\.yaml\.templates\.default\.system: placeholder "
+            rf"{{labels{shown}}} has a {what}; write {{labels}} alone",
+            _llm_run("--prompt", "{root}/p.yaml"),
+            setup=_prompt_file(spec),
+        )
+        for name, spec, shown, what in [
+            ("width", ":>400000000", ":>400000000", "format spec"),
+            ("percent", ":%", ":%", "format spec"),
+            ("nested", ":{labels}", ":\\{labels\\}", "format spec"),
+            ("conversion", "!r", "!r", "conversion"),
+        ]
+    ],
+    # review 2026-11-28 (N22): labels an answer cannot tell apart
+    Case(
+        "prompt-labels-equal-up-to-case",
+        1,
+        r"--prompt .*p\.yaml: key 'labels': labels 'Positive' and 'positive' are the same name",
+        _llm_run("--prompt", "{root}/p.yaml"),
+        setup=lambda w: (w.root / "p.yaml").write_text(
+            "examples: [{index: 0}, {index: 1}, {index: 2}]\nlabels: [Positive, positive]\n"
+            "max_new_tokens: 7\ntemplates: {default: {system: 'Classify: {labels}', "
+            "question: 'Which?'}}\n",
+            encoding="utf-8",
+        ),
+    ),
+    # review 2026-11-28 (N07): a schema error about the run's model names the flag as written
+    Case(
+        "base-url-named-as-the-flag",
+        1,
+        r"^hinter: --base-url: 'notaurl' does not match",
+        _llm_run("--prompt", "imdb", "--base-url", "notaurl"),
+    ),
+    Case(
+        "api-key-env-named-as-the-flag",
+        1,
+        r"^hinter: --api-key-env: '1BAD' does not match",
+        _llm_run("--prompt", "imdb", "--api-key-env", "1BAD"),
+    ),
+    # review 2026-11-28 (N28): an unset key variable is found before any work
+    Case(
+        "api-key-variable-unset",
+        1,
+        r"^hinter: environment variable HINTER_UNSET_KEY_1 is not set: model openai:gpt-x needs "
+        r"an API key \(--api-key-env names the variable\)",
+        _llm_run(
+            "--prompt",
+            "imdb",
+            "--api-key-env",
+            "HINTER_UNSET_KEY_1",
+            "--tokenizer",
+            "{model}",
+            "--label-column",
+            "label",
+        ),
+    ),
     Case("unknown-flag", 1, r"unrecognized arguments: --frobnicate", hinter_test("--frobnicate")),
     Case("missing-data-argument", 1, r"required: data", lambda w: ["test", str(w.model)]),
     Case(
@@ -218,7 +334,7 @@ CASES = [
     Case(  # review 2026-11-28 N34: it passed the pattern and failed after data/ was written
         "base-url-unparsable",
         1,
-        r"base_url.*'http://\[::1': not a valid URL \(Invalid IPv6 URL\)",
+        r"--base-url.*'http://\[::1': not a valid URL \(Invalid IPv6 URL\)",
         lambda w: [
             "test",
             "openai:gpt",

@@ -288,6 +288,102 @@ CASES = [
             "base_url: notaurl}}}\n"
         ),
     ),
+    # review 2026-11-28 (N05, N06, N08): no value switches the cost cap off
+    Case(
+        "config-price-nan",
+        1,
+        r"config key 'models\.llms\.gpt\.prices\.input': nan is not a (price|number)",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "prices: {input: .nan, output: 1}}}}\n"
+        ),
+    ),
+    Case(
+        "config-price-infinite",
+        1,
+        r"config key 'models\.llms\.gpt\.prices\.output': inf is not a (price|number)",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "prices: {input: 1, output: .inf}}}}\n"
+        ),
+    ),
+    Case(
+        "config-price-zero",
+        1,
+        r"config key 'models\.llms\.gpt\.prices\.input': 0 is not a price",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "prices: {input: 0, output: 1}}}}\n"
+        ),
+    ),
+    Case(
+        "config-cost-cap-nan",
+        1,
+        r"config key 'models\.llms\.gpt\.max_cost_usd': nan is not a (cap|number)",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "prices: {input: 1, output: 1}, max_cost_usd: .nan}}}\n"
+        ),
+    ),
+    Case(
+        "config-cost-cap-zero",
+        1,
+        r"config key 'models\.llms\.gpt\.max_cost_usd': 0 is not a cap",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "prices: {input: 1, output: 1}, max_cost_usd: 0}}}\n"
+        ),
+    ),
+    Case(
+        "config-cost-cap-without-prices",
+        1,
+        r"'models\.llms\.gpt\.max_cost_usd': a cap needs config key "
+        r"'models\.llms\.gpt\.prices' .*no input price",
+        check_config(),
+        setup=_config(
+            "models: {llms: {gpt: {backend: openai, model: m, tokenizer: t, datasets: [imdb], "
+            "max_cost_usd: 0.000001}}}\n"
+        ),
+    ),
+    # review 2026-11-28 (N18): the same prompt check for a user dataset's prompt file
+    Case(
+        "config-user-prompt-format-spec",
+        1,
+        r"config key 'user_datasets\.reviews\.prompt': .*p\.yaml: .*\.templates\.default\.system: "
+        r"placeholder \{labels:>400000000\} has a format spec",
+        check_config(),
+        setup=both(
+            lambda w: (w.root / "p.yaml").write_text(
+                (REPO / "config/test/data/reviews-prompt.yaml")
+                .read_text()
+                .replace("{labels}", "{labels:>400000000}", 1)
+            ),
+            lambda w: (w.root / "d.csv").write_text("text,label\nA man.,neg\nA woman.,pos\n"),
+            _config(
+                "datasets: [{name: reviews, files: {train: '{root}/d.csv', test: '{root}/d.csv'},"
+                " labels: [neg, pos], prompt: '{root}/p.yaml'}]\nmodels: {llms: {lm: {backend: "
+                "transformers, model: x, datasets: [reviews], max_new_tokens: {reviews: 5}}}}\n"
+            ),
+        ),
+    ),
+    Case(
+        "config-user-labels-equal-up-to-case",
+        1,
+        r"config key 'user_datasets\.reviews\.labels': labels 'neg' and 'NEG' are the same name",
+        check_config(),
+        setup=both(
+            lambda w: (w.root / "d.csv").write_text("text,label\nA man.,neg\nA woman.,NEG\n"),
+            _config(
+                "datasets: [{name: reviews, files: {train: '{root}/d.csv', test: '{root}/d.csv'},"
+                " labels: [neg, NEG]}]\n"
+            ),
+        ),
+    ),
     Case(
         "config-grammar-unknown-model",
         1,
@@ -418,13 +514,6 @@ CASES = [
         r"config key 'models\.llms\.gpt\.base_url': 'http://host:99999/v1': not a valid URL",
         check_config(),
         setup=_config(LLM_PREFIX + "base_url: 'http://host:99999/v1'}}}\n"),
-    ),
-    Case(
-        "config-cost-cap-nan",
-        1,
-        r"config key 'models\.llms\.gpt\.max_cost_usd': nan is not a number",
-        check_config(),
-        setup=_config(LLM_PREFIX + "max_cost_usd: .nan}}}\n"),
     ),
 ]
 
