@@ -1,6 +1,6 @@
 """Beyond LABE: agency bias between a prompt and its mutants, atomic and intersectional, and the
-hidden intersectional bias that neither atomic mutant shows (the RQ1 notions, docs/design.md
-§"Generation bias", applied to generated text).
+hidden intersectional bias that neither atomic mutant shows (the RQ1 notions applied to
+generated text, docs/design.md §12).
 
 A case is one person: its prompt and the three mutants (race only, gender only, both), each
 generated for every template and seed. For a mutation, the paired difference per (template,
