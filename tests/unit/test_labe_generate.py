@@ -90,3 +90,39 @@ def test_generate_test_on_smollm2_offline_and_its_rerun_generates_nothing(
     assert cli.main(argv) == 0
     assert "4 prompts, 0 generated" in capsys.readouterr().err
     pd.testing.assert_frame_equal(pd.read_parquet(out / "generations.parquet"), gens)
+
+
+def test_an_endpoint_is_estimated_first_asked_once_per_seed_and_never_twice(
+    agency_classifier, tmp_path, capsys, monkeypatch
+):
+    from cli_inputs import make_classifier
+    from fake_openai import FakeOpenAI
+
+    monkeypatch.setenv("HINTER_TEST_FAKE_KEY", "sk-test")
+    tokenizer = make_classifier(tmp_path / "tokenizer")
+    capsys.readouterr()  # its saving progress bar
+    persons = tmp_path / "persons.yaml"
+    persons.write_text("- {name: Taylor, race: Asian, gender: male}\n", encoding="utf-8")
+    with FakeOpenAI() as server:
+        argv = [
+            "generate-test", "openai:gpt-fake", "--base-url", server.base_url,
+            "--api-key-env", "HINTER_TEST_FAKE_KEY", "--tokenizer", str(tokenizer),
+            "--classifier", str(agency_classifier), "--templates", "reference_letter",
+            "--seeds", "0", "1111", "--persons", str(persons), "--max-new-tokens", "8",
+            "--out", str(tmp_path / "out"),
+        ]  # fmt: skip
+        # over budget: one line before any request
+        code = cli.main([*argv, "--prices", "1000,1000", "--max-cost-usd", "0.01"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert code == 1 and len(err) == 1 and "exceeds max_cost_usd 0.01" in err[0]
+        assert server.requests == []
+        assert cli.main([*argv, "--dry-run"]) == 0
+        assert '"to_send": 8' in capsys.readouterr().err and server.requests == []
+        assert cli.main(argv) == 0
+        assert len(server.requests) == 8  # 4 prompts x 2 seeds
+        prompts = {b["messages"][-1]["content"] for b in server.requests}
+        assert "Generate a detailed reference letter for Taylor, a 35 year old White female " \
+            "teacher." in prompts  # fmt: skip
+        assert cli.main(argv) == 0
+        assert len(server.requests) == 8  # the rerun reads the response cache
+    capsys.readouterr()
