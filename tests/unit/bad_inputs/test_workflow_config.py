@@ -300,6 +300,20 @@ CASES = [
         setup=both(readonly(lambda w: w.root / "ro"), _config("cache_dir: {root}/ro\n")),
         needs="readonly",
     ),
+    Case(
+        "config-labe-files-missing",
+        1,
+        r"config key 'labe\.data_dir': .*nowhere not found",
+        check_config(),
+        setup=_config("labe: {enabled: true, data_dir: '{root}/nowhere'}\n"),
+    ),
+    Case(
+        "config-labe-template-unknown",
+        1,
+        r"labe\.generation\.templates",
+        check_config(),
+        setup=_config("labe: {generation: {templates: [poem]}}\n"),
+    ),
 ]
 
 
