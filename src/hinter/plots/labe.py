@@ -53,6 +53,16 @@ def group_means(est: pd.DataFrame, sources: Sequence[str]) -> Figure:
             ax.set_title(_display(source))
             ax.axhline(0, color=style.total_color(), linewidth=0.6)
         axes[0].set_ylabel("mean ratio gap (%)")
+        from matplotlib.patches import Patch
+
+        axes[-1].legend(
+            handles=[
+                Patch(color=style.color("attributes", "race"), label="male"),
+                Patch(color=style.color("attributes", "gender"), label="female"),
+            ],
+            frameon=False,
+            fontsize=6,
+        )
     return fig
 
 
