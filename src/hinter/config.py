@@ -203,21 +203,8 @@ def validate_config(
     check_custom_config(cfg["dictionary"]["custom"], base_dir)
     check_custom_sizes(cfg["dictionary"]["custom"], base_dir)
     userdata.check_config(cfg, base_dir)
-    _check_labe(cfg["labe"], base_dir)
     _check_plan(cfg)
     return cfg
-
-
-def _check_labe(labe: Mapping[str, Any], base_dir: str | Path) -> None:
-    """``labe.enabled: true`` needs the released LABE files (``auto`` skips them quietly)."""
-    folder = Path(labe["data_dir"])
-    if not folder.is_absolute():
-        folder = Path(base_dir) / folder
-    if labe["enabled"] is True and not folder.is_dir():
-        raise ConfigError(
-            f"config key 'labe.data_dir': {labe['data_dir']} not found (labe.enabled is true; "
-            "'auto' skips LABE where the released files are absent)"
-        )
 
 
 def _check_plan(cfg: dict) -> None:

@@ -3,9 +3,14 @@
 # of three LLMs reproduce 004 Table 1; any chat LLM runs 004 Table 10's templates and their
 # prompt mutants. Outputs appear in the report under "Generation bias (LABE)".
 
+from hinter.labe.checks import check_labe_config
 from hinter.layout import cache_dir
 
 LABE = config["labe"]
+try:
+    check_labe_config(LABE, Path.cwd())
+except ConfigError as exc:
+    sys.exit(f"hinter: {exc}")
 LABE_DIR = Path(LABE["data_dir"])
 LABE_ON = LABE["enabled"] is True or (LABE["enabled"] == "auto" and LABE_DIR.is_dir())
 LABE_CLF = LABE["classifier"]["name"]
