@@ -19,19 +19,18 @@ LABE_SOURCES = list(LABE["released"]) + (["human"] if LABE["human"] else [])
 LABE_CATEGORY = "Generation bias (LABE)"
 
 
-def labe_source_file(wildcards):
-    if wildcards.source == "human":
-        return LABE_DIR / "human" / "ratemyprofessor.csv"
-    return LABE_DIR / "generations" / f"{wildcards.source}_professor.csv"
-
-
-def labe_report(path, name, subcategory):
-    return report(
-        path,
-        caption=f"../report/labe/{name}.rst",
-        category=LABE_CATEGORY,
-        subcategory=subcategory,
-    )
+# the file a source's scores come from, and an output registered in the report's LABE section
+labe_source_file = lambda wildcards: (
+    LABE_DIR / "human" / "ratemyprofessor.csv"
+    if wildcards.source == "human"
+    else LABE_DIR / "generations" / f"{wildcards.source}_professor.csv"
+)
+labe_report = lambda path, name, subcategory: report(
+    path,
+    caption=f"../report/labe/{name}.rst",
+    category=LABE_CATEGORY,
+    subcategory=subcategory,
+)
 
 
 rule labe_lac:
