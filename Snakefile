@@ -34,6 +34,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/oracle.smk"
 include: "workflow/rules/grammar.smk"
 include: "workflow/rules/rq.smk"
+include: "workflow/rules/labe.smk"
 
 
 rule all:
@@ -52,3 +53,4 @@ rule all:
         rules.rq5.input,
         rules.rq6.input,
         rules.paper_comparison.output,
+        rules.labe.input,

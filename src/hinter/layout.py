@@ -189,6 +189,10 @@ class RunLayout:
         """A table (``csv``, ``md``) or figure (``pdf``, ``png``) of a research question."""
         return f"{self.rq_dir(rq)}/{name}.{ext}"
 
+    def labe(self, *parts: str) -> str:
+        """A file of the LABE stage (004, :mod:`hinter.labe`): ``labe/<parts>``."""
+        return self._join("labe", *parts)
+
     def report(self) -> str:
         """The Snakemake HTML report of the run."""
         return self._join("report.html")

@@ -19,6 +19,7 @@ from hinter.cli.args import (
     Parser,
     Terminated,
 )  # fmt: skip
+from hinter.cli.generate import add_generate_test, cmd_generate_test
 from hinter.cli.mutate import add_mutate, cmd_mutate
 from hinter.cli.test import add_test, cmd_test
 from hinter.cli.tools import (
@@ -39,6 +40,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], None], Callable[[argparse.Namespace], 
     "sbic-download": (add_sbic_download, cmd_sbic_download),
     "check-config": (add_check_config, cmd_check_config),
     "estimate": (add_estimate, cmd_estimate),
+    "generate-test": (add_generate_test, cmd_generate_test),
 }
 
 

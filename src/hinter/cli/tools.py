@@ -53,6 +53,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
     for path in args.configfile:
         config = merge(config, load_yaml(path))
     cfg = validate_config(config)
+    from hinter.labe.checks import check_labe_config  # the Snakefile's labe.smk checks it too
+
+    check_labe_config(cfg["labe"], Path.cwd())
     startup_checks(cfg, Path.cwd())
     say(f"{', '.join(args.configfile)}: valid (run {cfg['run_name']})")
     return EXIT_OK

@@ -20,6 +20,7 @@ STAGES = (
     "test_input_file",
     "test_model_folder",
     "test_mutate",
+    "test_generate",
     "test_workflow_config",
 )
 

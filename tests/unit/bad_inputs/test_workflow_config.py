@@ -515,6 +515,20 @@ CASES = [
         check_config(),
         setup=_config(LLM_PREFIX + "base_url: 'http://host:99999/v1'}}}\n"),
     ),
+    Case(
+        "config-labe-files-missing",
+        1,
+        r"config key 'labe\.data_dir': .*nowhere not found",
+        check_config(),
+        setup=_config("labe: {enabled: true, data_dir: '{root}/nowhere'}\n"),
+    ),
+    Case(
+        "config-labe-template-unknown",
+        1,
+        r"labe\.generation\.templates",
+        check_config(),
+        setup=_config("labe: {generation: {templates: [poem]}}\n"),
+    ),
 ]
 
 
