@@ -34,6 +34,7 @@ include: "workflow/rules/models.smk"
 include: "workflow/rules/oracle.smk"
 include: "workflow/rules/grammar.smk"
 include: "workflow/rules/rq.smk"
+include: "workflow/rules/reconciliation.smk"
 
 
 rule all:

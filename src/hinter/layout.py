@@ -189,6 +189,10 @@ class RunLayout:
         """A table (``csv``, ``md``) or figure (``pdf``, ``png``) of a research question."""
         return f"{self.rq_dir(rq)}/{name}.{ext}"
 
+    def reconciliation(self, name: str) -> str:
+        """``reconciliation/<name>``: a corpus's rows (``<corpus>.json``) or the ablation table."""
+        return self._join("reconciliation", name)
+
     def report(self) -> str:
         """The Snakemake HTML report of the run."""
         return self._join("report.html")

@@ -82,6 +82,16 @@ def test_mutant_char_cap_tests_the_mutant_side_only(splitter):
     assert check(splitter, mutant, back, cap=500)[0] == Verdict(False, "too_long", 0)
 
 
+def test_cap_on_every_sentence_reaches_unchanged_ones(splitter):
+    long = "The film " + "was very long " * 40 + "indeed."
+    text = f"The man sat. {long}"
+    edits = swap(text, "man", "woman")
+    assert len(long) > 500
+    assert check(splitter, text, edits, Compatibility(mutant_char_cap=500))[0] == OK
+    every = Compatibility(mutant_char_cap=500, cap_unchanged_sentences=True)
+    assert check(splitter, text, edits, every)[0] == Verdict(False, "too_long", 1)
+
+
 def test_artifact_markup_rewrites_breaks_semicolons_and_newlines(splitter):
     assert rewrite_markup("a<br />b<BR/>c<br>d;e\nf") == "a b c d.e.f"
     text = "The man left; the dog stayed<br /><br />It rained."

@@ -173,6 +173,10 @@ class IncrementalChecker:
                 self.stats.sentence_count += 1
                 verdicts[k] = DISCARDED_SENTENCE_COUNT
                 continue
+            over = self.compat.first_too_long(ms) if self.compat is not None else None
+            if over is not None:
+                verdicts[k] = Verdict(False, TOO_LONG, over)
+                continue
             pairs = [(i, a, b) for i, (a, b) in enumerate(zip(cs, ms, strict=True)) if a != b]
             pending.append([k, pairs, 0])
         self.stats.seconds["split"] += time.perf_counter() - start

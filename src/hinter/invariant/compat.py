@@ -12,6 +12,8 @@ which this module reproduces one switch at a time (``invariant.compatibility``):
 - ``mutant_char_cap``: a changed sentence whose *mutant* side is longer than this many
   characters discards the mutant (the artifact's ``limit_sentence_length=500``), in addition to
   ``invariant.max_sentence_chars``;
+- ``cap_unchanged_sentences``: ``mutant_char_cap`` applies to every mutant sentence, unchanged
+  ones too (whether the artifact's loop did is not known here: this is the upper bound);
 - ``artifact_markup``: ``<br />`` (any spelling) becomes a space, ``;`` and newlines become
   ``.``, as the artifact's dataset formatting did, before splitting.
 
@@ -56,6 +58,7 @@ class Compatibility:
     truncated_vs_full: bool = False
     lowercase_capitalize: bool = False
     mutant_char_cap: int | None = None
+    cap_unchanged_sentences: bool = False
     artifact_markup: bool = False
 
     @classmethod
@@ -94,6 +97,12 @@ class Compatibility:
     def parse_input(self, sentence: str) -> str:
         """What the parser reads of a sentence."""
         return sentence.capitalize() if self.lowercase_capitalize else sentence
+
+    def first_too_long(self, mutant_sentences: Sequence[str]) -> int | None:
+        """With ``cap_unchanged_sentences``: the first mutant sentence over the cap, if any."""
+        if not self.cap_unchanged_sentences:
+            return None
+        return next((i for i, s in enumerate(mutant_sentences) if self.mutant_too_long(s)), None)
 
     def mutant_too_long(self, mutant_sentence: str) -> bool:
         """The artifact's cap, on the mutant side of a changed sentence only."""
