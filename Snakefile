@@ -35,6 +35,7 @@ include: "workflow/rules/oracle.smk"
 include: "workflow/rules/grammar.smk"
 include: "workflow/rules/rq.smk"
 include: "workflow/rules/labe.smk"
+include: "workflow/rules/reconciliation.smk"
 
 
 rule all:

@@ -187,15 +187,15 @@ def validate_config(
 ) -> dict:
     """Validate ``config`` against the schema, fill defaults, check cross-references.
 
-    ``base_dir`` resolves the relative paths of custom dictionary files. Returns a new dict; the
-    input is not modified.
+    ``base_dir`` resolves custom dictionary files' relative paths. Returns a new dict.
     """
     check_shape(config)
-    from hinter import userdata
+    from hinter import userdata, visible_window
 
     schema = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
     cfg = _schema_checked(userdata.normalise_config(copy.deepcopy(dict(config))), schema)
     _check_references(cfg)
+    visible_window.check(cfg)  # the window a model reads is the window mutated (G1)
     from hinter.dictionary.custom import check_custom_config, check_custom_sizes
 
     check_custom_config(cfg["dictionary"]["custom"], base_dir)

@@ -193,6 +193,10 @@ class RunLayout:
         """A file of the LABE stage (004, :mod:`hinter.labe`): ``labe/<parts>``."""
         return self._join("labe", *parts)
 
+    def reconciliation(self, name: str) -> str:
+        """``reconciliation/<name>``: a corpus's rows (``<corpus>.json``) or the ablation table."""
+        return self._join("reconciliation", name)
+
     def report(self) -> str:
         """The Snakemake HTML report of the run."""
         return self._join("report.html")

@@ -33,7 +33,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from hinter.edits import Edit, apply_edits
+from hinter.edits import Edit, apply_edits, as_edits
 from hinter.invariant.cache import ParseCache
 from hinter.invariant.compare import (
     DISCARDED_SENTENCE_COUNT,
@@ -44,6 +44,7 @@ from hinter.invariant.compare import (
     compare_parses,
     too_long,
 )
+from hinter.invariant.compat import Compatibility
 from hinter.invariant.parse import SpacyParser
 from hinter.invariant.split import SentenceSplitter
 
@@ -98,6 +99,10 @@ class CheckStats:
         return {k: v for k, v in self.__dict__.items()}
 
 
+def _same(text: str) -> str:
+    return text
+
+
 class IncrementalChecker:
     """Verdicts identical to :func:`inv_check`, parsing each distinct changed sentence once.
 
@@ -112,7 +117,9 @@ class IncrementalChecker:
         cache: ParseCache | None = None,
         max_sentence_chars: int | None = None,
         memo_limit: int = 200_000,
+        compat: Compatibility | None = None,
     ):
+        self.compat = compat if compat is not None and compat.active else None
         self.splitter = splitter
         self.parser = parser
         self.cache = cache
@@ -134,27 +141,41 @@ class IncrementalChecker:
         self._originals[doc_id] = (text, sentences)
         return sentences
 
-    def check(self, mutants: Sequence[tuple[str, str, Sequence[Edit | Mapping]]]) -> list[Verdict]:
+    def check(
+        self,
+        mutants: Sequence[tuple[str, str, Sequence[Edit | Mapping]]],
+        window_ends: Mapping[str, int] | None = None,
+    ) -> list[Verdict]:
         """Verdicts of ``(doc_id, original text, edits)`` mutants, in order.
 
         Mutants of the same document (and intersectional mutants with their parents) are best
-        checked in one call: their shared sentences are then compared once.
+        checked in one call: their shared sentences are then compared once. ``window_ends``
+        (doc_id -> end of the model-visible window) is read by ``compat.truncated_vs_full`` only.
         """
         verdicts: list[Verdict | None] = [None] * len(mutants)
         pending: list[list] = []  # [position, changed pairs, next pair]
         start = time.perf_counter()
         for k, (doc_id, text, edits) in enumerate(mutants):
             self.stats.mutants += 1
-            cs = self.original_sentences(doc_id, text)
             mutant_text = apply_edits(text, edits)
             if mutant_text == text:
                 self.stats.unchanged += 1
                 verdicts[k] = VALID
                 continue
+            if self.compat is None:
+                cs = self.original_sentences(doc_id, text)
+            else:
+                end = None if window_ends is None else window_ends.get(doc_id)
+                original, mutant_text = self.compat.texts(text, mutant_text, as_edits(edits), end)
+                cs = self.original_sentences(doc_id, original)
             ms = self.splitter.split(mutant_text)
             if len(ms) != len(cs):
                 self.stats.sentence_count += 1
                 verdicts[k] = DISCARDED_SENTENCE_COUNT
+                continue
+            over = self.compat.first_too_long(ms) if self.compat is not None else None
+            if over is not None:
+                verdicts[k] = Verdict(False, TOO_LONG, over)
                 continue
             pairs = [(i, a, b) for i, (a, b) in enumerate(zip(cs, ms, strict=True)) if a != b]
             pending.append([k, pairs, 0])
@@ -172,7 +193,9 @@ class IncrementalChecker:
                     i, a, b = pairs[p]
                     reason = self._pairs.get((a, b), _MISSING)
                     if reason is _MISSING:
-                        if too_long(a, b, self.max_sentence_chars):
+                        if too_long(a, b, self.max_sentence_chars) or (
+                            self.compat is not None and self.compat.mutant_too_long(b)
+                        ):
                             reason = TOO_LONG
                         else:
                             needed[(a, b)] = None
@@ -195,12 +218,13 @@ class IncrementalChecker:
         return verdicts  # type: ignore[return-value]
 
     def _compare(self, pairs: list[tuple[str, str]]) -> None:
-        texts = list(dict.fromkeys(t for pair in pairs for t in pair))
+        view = self.compat.parse_input if self.compat is not None else _same
+        texts = list(dict.fromkeys(view(t) for pair in pairs for t in pair))
         parses = self._parse(texts)
         if len(self._pairs) + len(pairs) > self.memo_limit:
             self._pairs.clear()
         for a, b in pairs:
-            self._pairs[(a, b)] = compare_parses(parses[a], parses[b])
+            self._pairs[(a, b)] = compare_parses(parses[view(a)], parses[view(b)])
         self.stats.pairs_compared += len(pairs)
 
     def _parse(self, texts: list[str]) -> dict[str, Parse]:

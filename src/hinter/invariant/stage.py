@@ -21,6 +21,7 @@ from hinter.errors import DataError
 from hinter.invariant.cache import ParseCache
 from hinter.invariant.check import CheckStats, IncrementalChecker
 from hinter.invariant.compare import DISABLED, REASONS, Verdict
+from hinter.invariant.compat import workflow_compatibility
 from hinter.invariant.parse import SpacyParser, load_pipeline, pipeline_info
 from hinter.invariant.split import SentenceSplitter
 from hinter.io import (
@@ -64,6 +65,7 @@ def check_shard(
     the rows of each chunk of at most ``chunk_rows`` rows checked.
     """
     start = time.perf_counter()
+    compat = workflow_compatibility(invariant)  # before any work
     texts = _documents(docs_path)
     enabled = bool(invariant.get("enabled", True))
     checker = None
@@ -85,6 +87,7 @@ def check_shard(
             parser,
             cache,
             max_sentence_chars=invariant.get("max_sentence_chars", 500),
+            compat=compat,
         )
         log.info("parse cache %s (key %s)", cache.path if cache else "off", info.fingerprint)
 

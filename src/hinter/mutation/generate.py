@@ -287,6 +287,9 @@ class SuiteMutator:
             chosen = [groups[a][i] for a, i in enumerate(combo)]
             if self._any_overlap(combo, chosen, overlaps):
                 self.counts.overlapping += math.prod(len(c) for _, _, c in chosen)
+        # The text before step k depends on the first k choices only: its matches are found
+        # once per distinct text, not once per combination (the same result, far fewer scans).
+        found: dict[tuple[str, int, str], Mapping[str, list[Span]]] = {}
         for chosen in product(*flat):
             parents = tuple(c for _, c in chosen)
             segments = Segments(text)
@@ -296,7 +299,10 @@ class SuiteMutator:
                     step_edits = list(parent.edits)
                 else:
                     attribute = self.attributes[step]
-                    spans = self.matcher.find(current, current_end, [attribute])[attribute]
+                    key = (current, current_end, attribute)
+                    if key not in found:
+                        found[key] = self.matcher.find(current, current_end, [attribute])[attribute]
+                    spans = found[key]
                     pair = self.pairs[parent.pair_ids[0]]
                     step_edits = [
                         Edit(s, e, transfer_case(occ, pair.source_form, pair.target, first))

