@@ -54,6 +54,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
         config = merge(config, load_yaml(path))
     cfg = validate_config(config)
     startup_checks(cfg, Path.cwd())
+    from hinter.readiness import check_ready
+
+    check_ready(cfg, Path.cwd())
     say(f"{', '.join(args.configfile)}: valid (run {cfg['run_name']})")
     return EXIT_OK
 

@@ -12,10 +12,11 @@ from pathlib import Path
 from hinter import io, plan, tables
 from hinter.inputs import DATASET
 from hinter.layout import RunLayout
+from hinter.testrun import dryrun
 from hinter.testrun.plan import TestPlan
 
 SHARD = "000"
-TRACK = "model"
+TRACK = "model"  # hinter.testrun.dryrun repeats both (it cannot import this module)
 
 
 def say(message: str) -> None:
@@ -39,6 +40,7 @@ def run(p: TestPlan) -> Path:
         spec = p.models[0].llm
         spec["model"] = llm.resolve_local(str(spec["model"]), p.cache_dir)  # a GGUF: converted
     mutants = _mutate(p, layout, docs_path, pairs_path)
+    dryrun.warn_if_large(dryrun.counted(p, layout, mutants), p)
     validity = _check(p, layout, docs_path, mutants)
     for model in p.models:
         if chat:
@@ -48,6 +50,30 @@ def run(p: TestPlan) -> Path:
     _judge(p, layout, docs_path, mutants, validity)
     _groups(p, layout, pairs_path)
     return p.out
+
+
+def dry_run(p: TestPlan, prices: tuple[float, float] | None = None) -> dryrun.Projection:
+    """``--dry-run``: mutate into a scratch folder, count and project; print the plan. Nothing
+    is parsed, predicted or sent, and ``p.out`` is not touched."""
+    import dataclasses
+    import tempfile
+
+    _announce(p)
+    with tempfile.TemporaryDirectory(prefix="hinter-dry-run-") as tmp:
+        scratch = dataclasses.replace(p, out=Path(tmp), extra=dict(p.extra))
+        layout = RunLayout(tmp)
+        if scratch.models[0].llm is not None:
+            from hinter.testrun import llm
+
+            spec = dict(scratch.models[0].llm)
+            spec["model"] = llm.resolve_local(str(spec["model"]), p.cache_dir)
+            scratch.models = [dataclasses.replace(scratch.models[0], llm=spec)]
+        docs_path, _, pairs_path = _inputs(scratch, layout)
+        mutants = _mutate(scratch, layout, docs_path, pairs_path, quiet=True)
+        projection = dryrun.counted(scratch, layout, mutants, prices)
+    dryrun.print_plan(projection, p)
+    dryrun.warn_if_large(projection, p)
+    return projection
 
 
 def _announce(p: TestPlan) -> None:
@@ -89,7 +115,9 @@ def _inputs(p: TestPlan, layout: RunLayout) -> tuple[Path, Path, Path]:
     return docs_path, meta_path, pairs_path
 
 
-def _mutate(p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path) -> dict:
+def _mutate(
+    p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path, quiet: bool = False
+) -> dict:
     """Every suite's mutants, within what the smallest window of the models sees (measured
     with the first model's tokenizer)."""
     import pyarrow.parquet as pq
@@ -122,10 +150,11 @@ def _mutate(p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path) -
         io.read_json(layout.mutant_stats(TRACK, DATASET, s.name, SHARD))["written"]
         for s in p.suites
     )
-    say(
-        f"{plural(written, 'mutant')} in {len(p.suites)} suites ({rows:,} rows "
-        f"with parents); up to {n_docs + written:,} texts to predict"
-    )
+    if not quiet:  # the same count as the predict bar's total and --dry-run's
+        say(
+            f"{plural(written, 'mutant')} in {len(p.suites)} suites ({rows:,} rows "
+            f"with parents); up to {n_docs + rows:,} texts to predict"
+        )
     p.extra["mutant_rows"] = rows
     return paths
 
