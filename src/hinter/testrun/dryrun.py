@@ -4,9 +4,9 @@ warning.
 Mutation is cheap (a dictionary lookup per word); the invariant (a dependency parse per mutant)
 and prediction are what take minutes to hours. So the plan mutates into a scratch folder, counts
 the mutants of each suite and the texts to predict, and projects the minutes of the two slow
-stages from the unit costs measured on this kind of machine (``resources/costs/unit_costs.json``,
-the figures ``hinter estimate`` uses) and, for an API model given ``--prices``, an upper bound
-of its dollars. Nothing is parsed, predicted or sent.
+stages from what a ``hinter test`` run measured on a shared 2-core machine (below; a local
+LLM's from ``resources/costs/unit_costs.json``) and, for an API model given ``--prices``, a
+rough bound of its dollars. Nothing is parsed, predicted or sent.
 """
 
 from __future__ import annotations
@@ -35,8 +35,14 @@ def plural(n: int, what: str) -> str:
 # A plan above this many projected minutes is "unusually large": a warning says how to cap it.
 LARGE_MINUTES = 15.0
 CHARS_PER_TOKEN = 4.0  # English under subword vocabularies (as hinter.estimate assumes)
-REVIEW_CHARS = 4_000  # documents shorter than this cost like reviews, longer like legal texts
-BERT_BASE = 12 * 768**2  # layers x hidden^2 of the encoder the unit cost was measured on
+# Wall seconds measured by `hinter test` itself on 2 CPU cores shared with other work (load
+# average ~10), the quick start's run of 2026-11-28 (README "Quick start": 100 IMDB reviews,
+# the default cap, results/quickstart/model): invariant 1,553 mutant rows in 39 s; predict
+# 1,438 texts in 6:50 with MiniLM (6 layers, hidden 384) at 128 tokens. Conservative on an
+# idle machine, where both run several times faster.
+INVARIANT_S_PER_ROW = 39 / 1553
+ENCODER_S_PER_TEXT = 410 / 1438
+MEASURED_ENCODER = 6 * 384**2 * 128  # layers x hidden^2 x tokens of that MiniLM run
 
 
 @dataclass
@@ -91,21 +97,14 @@ def _mean_chars(p: TestPlan) -> float:
 def _projection(p: TestPlan, suites, chars: float, prices) -> Projection:
     from hinter.estimate import load_unit_costs
 
-    costs = load_unit_costs()
     n_docs = p.docs.num_rows
-    length = "review" if chars < REVIEW_CHARS else "legal"
-    invariant_s = 0.0
-    if p.parser:
-        invariant_s = costs["invariant_job_overhead"]["cpu_s_per_unit"]
-        for s in suites:
-            kind = "atomic" if s["order"] == 1 else "inter"
-            invariant_s += s["rows"] * costs[f"invariant_{length}_{kind}"]["cpu_s_per_unit"]
-    texts = n_docs + sum(s["rows"] for s in suites)
+    rows = sum(s["rows"] for s in suites)
+    invariant_s = rows * INVARIANT_S_PER_ROW if p.parser else 0.0
+    texts = n_docs + rows
     model = p.models[0]
     requests = dollars = None
     if model.llm is None:
-        per_text = costs["encoder_predict_cpu"]["cpu_s_per_unit"] * _encoder_scale(p, chars)
-        predict_s = texts * per_text * len(p.models)
+        predict_s = texts * ENCODER_S_PER_TEXT * _encoder_scale(p, chars) * len(p.models)
     elif model.llm.get("backend") == "openai":
         predict_s = 0.0  # the endpoint's time, not this machine's
         requests = texts
@@ -113,8 +112,8 @@ def _projection(p: TestPlan, suites, chars: float, prices) -> Projection:
             prompt_tokens = texts * (chars / CHARS_PER_TOKEN + _FEW_SHOT_TOKENS)
             answer_tokens = texts * model.task.max_new_tokens
             dollars = (prompt_tokens * prices[0] + answer_tokens * prices[1]) / 1e6
-    else:
-        predict_s = texts * costs["llm_prompt_cpu_engine"]["cpu_s_per_unit"]
+    else:  # a local chat LLM: the batched engine's measured CPU cost of a prompt
+        predict_s = texts * load_unit_costs()["llm_prompt_cpu_engine"]["cpu_s_per_unit"]
     return Projection(n_docs, suites, texts, invariant_s / 60, predict_s / 60, requests, dollars)
 
 
@@ -124,7 +123,7 @@ _FEW_SHOT_TOKENS = 475
 
 
 def _encoder_scale(p: TestPlan, chars: float) -> float:
-    """A text's cost relative to the measured one (bert-base size, 512 tokens)."""
+    """A text's cost relative to the measured one (MiniLM, 128 tokens)."""
     from hinter.model_dir import read_model_dir
 
     worst = 0.0
@@ -133,7 +132,7 @@ def _encoder_scale(p: TestPlan, chars: float) -> float:
         layers = config.get("num_hidden_layers", 12)
         hidden = config.get("hidden_size", 768)
         tokens = min(m.window, chars / CHARS_PER_TOKEN)
-        worst = max(worst, layers * hidden**2 / BERT_BASE * tokens / 512)
+        worst = max(worst, layers * hidden**2 * tokens / MEASURED_ENCODER)
     return worst
 
 
@@ -155,7 +154,7 @@ def print_plan(proj: Projection, p: TestPlan) -> None:
             times += "comes before the first request)"
     else:
         times += f", predict ~{_minutes(proj.predict_minutes)}"
-    say(f"projected on 2 CPU cores: {times}; total ~{_minutes(proj.minutes)}")
+    say(f"projected on 2 shared CPU cores: {times}; total ~{_minutes(proj.minutes)}")
 
 
 def _minutes(m: float) -> str:

@@ -17,6 +17,9 @@ from hinter.testrun.plan import TestPlan
 
 SHARD = "000"
 TRACK = "model"  # hinter.testrun.dryrun repeats both (it cannot import this module)
+# Mutants predicted per chunk: the predict bar moves once a chunk, so a CPU run of a few
+# thousand texts moves every ~minute instead of once at the end (review 2026-11-28 P10).
+PREDICT_CHUNK = 256
 
 
 def say(message: str) -> None:
@@ -185,6 +188,7 @@ def _check(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict) -> di
 def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: dict) -> None:
     from hinter.models.encoder import predict_shard
 
+    inference = p.settings["models"]["inference"]
     predict_shard(
         model_dir=model.path,
         docs_path=docs_path,
@@ -192,7 +196,7 @@ def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: di
         validity_paths=list(validity.values()),
         meta_path=meta_path,
         out_path=Path(layout.predictions(model.name, DATASET, SHARD)),
-        inference=p.settings["models"]["inference"],
+        inference={**inference, "chunk_size": min(PREDICT_CHUNK, int(inference["chunk_size"]))},
         keep_discarded=p.settings["invariant"]["keep_discarded"],
         cache_dir=p.cache_dir,
     )
@@ -233,7 +237,8 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
     logger.setLevel(logging.INFO)
     logger.propagate = False  # one line each, whatever the root logger prints
     try:
-        run_predict_stage(
+        _llm_predict_stage(
+            run_predict_stage,
             predictor, docs_path=docs_path, mutants_paths=list(mutants.values()),
             validity_paths=list(validity.values()),
             out_path=layout.predictions(model.name, DATASET, SHARD),
@@ -244,6 +249,19 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
         logger.removeHandler(handler)
         logger.setLevel(level)
         logger.propagate = propagate
+
+
+def _llm_predict_stage(stage, predictor, **kwargs) -> None:
+    """The predict stage, its errors in the command line's words (``--max-cost-usd``)."""
+    from hinter.errors import HinterError
+
+    try:
+        stage(predictor, **kwargs)
+    except HinterError as exc:
+        text = str(exc).replace("exceeds max_cost_usd", "exceeds --max-cost-usd")
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from None
 
 
 def _judge(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict, validity: dict):
