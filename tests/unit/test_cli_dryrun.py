@@ -86,3 +86,17 @@ def test_a_result_shows_its_summary_in_a_notebook(tmp_path):
     page = result._repr_html_()
     assert page.startswith("<p><b>hinter</b> m&lt;1&gt;: no --fail-above gate")
     assert page.count("<table") == 2 and "12.50" in page and "inter-race+gender" in page
+
+
+def test_a_context_counter_does_not_warn_about_long_documents(inputs, capfd):
+    """P15: counting a document longer than the tokenizer's model limit runs nothing through a
+    model; transformers' "indexing errors" warning is not shown."""
+    from transformers import AutoTokenizer
+
+    from hinter.models.context import HFDocTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(str(inputs[1]))
+    tokenizer.model_max_length = 8
+    counter = HFDocTokenizer(tokenizer, "tiny")
+    assert counter.count(" ".join(TEXTS * 3)) > 8
+    assert "Token indices sequence length" not in capfd.readouterr().err
