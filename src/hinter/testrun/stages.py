@@ -63,7 +63,11 @@ def dry_run(p: TestPlan, prices: tuple[float, float] | None = None) -> dryrun.Pr
 
     _announce(p)
     with tempfile.TemporaryDirectory(prefix="hinter-dry-run-") as tmp:
-        scratch = dataclasses.replace(p, out=Path(tmp), extra=dict(p.extra))
+        # A scratch cache too (an API model's response cache is opened by its backend); only a
+        # GGUF conversion, a cache worth keeping for the run, goes to the run's cache folder.
+        scratch = dataclasses.replace(
+            p, out=Path(tmp), cache_dir=Path(tmp) / "cache", extra=dict(p.extra)
+        )
         layout = RunLayout(tmp)
         if scratch.models[0].llm is not None:
             from hinter.testrun import llm
