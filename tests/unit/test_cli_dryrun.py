@@ -100,3 +100,22 @@ def test_a_context_counter_does_not_warn_about_long_documents(inputs, capfd):
     counter = HFDocTokenizer(tokenizer, "tiny")
     assert counter.count(" ".join(TEXTS * 3)) > 8
     assert "Token indices sequence length" not in capfd.readouterr().err
+
+
+def test_every_flag_of_test_and_mutate_has_help_text():
+    """P17: `hinter test --help` describes every option (ten had none)."""
+    import argparse
+
+    from hinter.cli.main import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    for name in ("test", "mutate"):
+        missing = [
+            action.option_strings or action.dest
+            for action in sub.choices[name]._actions
+            if not isinstance(action, argparse._HelpAction) and not action.help
+        ]
+        assert not missing, (name, missing)
+    epilog = sub.choices["test"].epilog
+    assert "4 internal error" in epilog and "143 terminated" in epilog
