@@ -9,7 +9,7 @@ that trains is :mod:`hinter.userdata`'s check; ``init: finetuned`` needs none.)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,8 +19,15 @@ from hinter.errors import ConfigError, HinterError
 WORD_TOKENIZERS = ("words",)
 
 
-def check_ready(cfg: Mapping[str, Any], workdir: str | Path) -> None:
-    """Raise a one-line :class:`ConfigError` for what would fail later in this config's run."""
+def check_ready(
+    cfg: Mapping[str, Any], workdir: str | Path, rules: Iterable[str] | None = None
+) -> None:
+    """Raise a one-line :class:`ConfigError` for what would fail later in this config's run.
+
+    ``rules``: the rules of the jobs about to run (None: all); a track's tokenizer is needed
+    only when mutants are still to be made (rule ``mutate``)."""
+    if rules is not None and "mutate" not in set(rules):
+        return
     _track_tokenizers(cfg, Path(workdir))
 
 

@@ -42,7 +42,7 @@ onstart:
     try:
         jobs = [(job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs()]
         startup_checks(config, Path.cwd(), jobs)
-        check_ready(config, Path.cwd())
+        check_ready(config, Path.cwd(), [rule for rule, _ in jobs])
     except ConfigError as exc:
         sys.exit(f"hinter: {exc}")
 
