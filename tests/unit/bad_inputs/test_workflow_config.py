@@ -112,9 +112,7 @@ CASES = [
         r"config key 'mutation\.tracks\.encoder\.tokenizer': tokenizer "
         r"'hinter-tests/absent-tok' is on the HuggingFace hub, which is unreachable offline",
         check_config(),
-        setup=_config(
-            "mutation: {tracks: {encoder: {tokenizer: hinter-tests/absent-tok}}}\n"
-        ),
+        setup=_config("mutation: {tracks: {encoder: {tokenizer: hinter-tests/absent-tok}}}\n"),
     ),
     Case(
         "config-model-name-is-a-path",
