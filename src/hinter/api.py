@@ -9,8 +9,10 @@
 ``BiasTest`` checks everything when it is built (a bad option, file, model or parser raises a
 :class:`hinter.errors.HinterError` naming it, before anything is written); ``run`` runs the
 workflow's own stages (:mod:`hinter.testrun`) and returns a :class:`Result` of DataFrames.
-Options are those of ``hinter test`` (``--max-documents`` is ``max_documents``); those not
-given take the workflow schema's defaults.
+Options are those of ``hinter test`` (``--max-documents`` is ``max_documents``,
+``--label-map`` is ``label_map={"positive": "pos"}``: your label names to the model's); those
+not given take the workflow schema's defaults (no cap on mutants per document: pass
+``max_mutants_per_document=10`` for the command line's default).
 """
 
 from __future__ import annotations
@@ -318,6 +320,19 @@ class Result:
             document["comparison"] = json.loads(self.comparison.to_json(orient="records"))
             document["comparison_note"] = NO_CORRECTION
         return document
+
+    def _repr_html_(self) -> str:
+        """A notebook shows a result as its summary: the verdict, the pooled rates with their
+        intervals and the counts per suite (the tables of :attr:`rates` and :attr:`suites`)."""
+        import html
+
+        verdict = self.verdict.line() if self.verdict.thresholds else "no --fail-above gate"
+        return (
+            f"<p><b>hinter</b> {html.escape(', '.join(self.models))}: "
+            f"{html.escape(verdict)} (output {html.escape(str(self.out))})</p>"
+            f"{self.rates.to_html(index=False, float_format='{:.2f}'.format)}"
+            f"{self.suites.to_html(index=False, float_format='{:.2f}'.format)}"
+        )
 
     def write_json(self, path: str | Path) -> Path:
         target = self._guarded(path, "write_json")

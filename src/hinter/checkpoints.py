@@ -258,9 +258,10 @@ def convert_gguf(gguf: Path, out: Path, digest: str) -> Path:
             tokenizer = AutoTokenizer.from_pretrained(
                 gguf.parent, gguf_file=gguf.name, trust_remote_code=False
             )
-            model = AutoModelForCausalLM.from_pretrained(
-                gguf.parent, gguf_file=gguf.name, dtype="float32", trust_remote_code=False
-            )
+            with _quiet_gguf_reader():
+                model = AutoModelForCausalLM.from_pretrained(
+                    gguf.parent, gguf_file=gguf.name, dtype="float32", trust_remote_code=False
+                )
             # The dequantised weights are plain float32 tensors: save them as such.
             model.hf_quantizer = None
             if hasattr(model.config, "quantization_config"):
@@ -277,6 +278,24 @@ def convert_gguf(gguf: Path, out: Path, digest: str) -> Path:
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+@contextlib.contextmanager
+def _quiet_gguf_reader():
+    """transformers' GGUF reader draws its own tqdm bar (32 redraws in a job's log, review
+    2026-11-28 P15) that ``disable_progress_bar`` does not reach: a plain loop meanwhile."""
+    try:
+        from transformers import modeling_gguf_pytorch_utils as reader
+    except ImportError:  # another transformers layout: its bar, if any, stays
+        yield
+        return
+    bar = getattr(reader, "tqdm", None)
+    reader.tqdm = lambda iterable=None, *args, **kwargs: iterable
+    try:
+        yield
+    finally:
+        if bar is not None:
+            reader.tqdm = bar
 
 
 def json_object(path: Path, name: str, required: bool = True) -> dict | None:

@@ -1,7 +1,9 @@
 """Progress of long stages on stderr: counts, rate and an ETA.
 
 On a terminal a tqdm bar; otherwise (a log file, a CI job, a Slurm job) one line every
-``interval`` seconds, so a run of forty minutes logged to a file says how far it is. A stage
+``interval`` seconds, so a run of forty minutes logged to a file says how far it is; and a
+heartbeat line at least every :data:`HEARTBEAT` seconds even while no count moves (one slow
+batch, a long evaluation), so a silent log always means a dead job. A stage
 passes a :class:`Progress` (or its ``update`` method, a plain callback) to the code doing the
 work; nothing else knows how progress is shown.
 """
@@ -10,15 +12,18 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from typing import IO, Any
 
 # Seconds between two progress lines when stderr is not a terminal: every 5 s at first, then a
-# twentieth of the time elapsed, at most a minute (an hour-long job logs ~100 lines, not 700).
+# twentieth of the time elapsed, at most 30 s (an hour-long job logs ~120 lines, not 700).
 # HINTER_PROGRESS_INTERVAL fixes the interval.
 FIRST_INTERVAL = 5.0
-MAX_INTERVAL = 60.0
+MAX_INTERVAL = 30.0
+# The longest silence of a stage that has started: a line (or a bar redraw) even without counts.
+HEARTBEAT = 30.0
 _sink: Callable[[str], None] | None = None
 
 
@@ -79,6 +84,7 @@ class Progress:
         enabled: bool = True,
         every: float | None = None,
         bar: bool = True,
+        heartbeat: bool | float = True,
     ):
         self.desc = desc
         self.total = total
@@ -98,6 +104,26 @@ class Progress:
             self._bar = tqdm(
                 total=total, desc=desc, unit=unit, file=self._stream, dynamic_ncols=True
             )
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        period = HEARTBEAT if heartbeat is True else float(heartbeat or 0)
+        if enabled and period > 0:
+            threading.Thread(target=self._beat, args=(period,), daemon=True).start()
+
+    def _beat(self, period: float) -> None:
+        """Every ``period`` s: redraw the bar, or write a line when none came for that long."""
+        while not self._done.wait(period):
+            try:
+                with self._lock:
+                    if self._bar is not None:
+                        self._bar.refresh()
+                        continue
+                    now = time.monotonic()
+                    if now - self._last >= period:
+                        self._last = now
+                        self._emit(self.line(now))
+            except Exception:  # a closed stream, a test's fake clock: never kill the work
+                return
 
     def update(self, n: int = 1) -> None:
         if _stop is not None:
@@ -111,8 +137,9 @@ class Progress:
         now = time.monotonic()
         every = interval(now - self.started) if self._every is None else self._every
         if self._enabled and now - self._last >= every:
-            self._last = now
-            self._emit(self.line(now))
+            with self._lock:
+                self._last = now
+                self._emit(self.line(now))
 
     def line(self, now: float | None = None) -> str:
         """``predict: 1,200/5,000 texts (24%), 35 s, 34.3 texts/s, ETA 1:50``."""
@@ -126,7 +153,7 @@ class Progress:
         parts = [f"{self.desc}: {done}", duration(elapsed)]
         if elapsed > 0 and self.count:
             speed = self.count / elapsed
-            parts.append(f"{speed:,.1f} {self.unit}/s")
+            parts.append(rate(speed, self.unit))
             if self.total and self.total > self.count:
                 parts.append(f"ETA {duration((self.total - self.count) / speed)}")
         return ", ".join(parts)
@@ -138,13 +165,23 @@ class Progress:
         else:
             print(f"hinter: {text}", file=self._stream, flush=True)
 
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-        elif self._enabled and self._lines:  # a line was shown: say when the stage ended
-            self._emit(f"{self.desc}: {self.count:,} {self.unit} in {duration(self._elapsed())}")
-            self._lines = 0
+    def close(self, stopped: bool = False) -> None:
+        """End the stage; ``stopped``: it was interrupted, and the last line says so."""
+        self._done.set()
+        with self._lock:
+            if self._bar is not None:
+                self._bar.close()
+                self._bar = None
+            elif self._enabled and self._lines:  # a line was shown: say when the stage ended
+                took = duration(self._elapsed())
+                if stopped:
+                    of = f"/{self.total:,}" if self.total else ""
+                    self._emit(
+                        f"{self.desc}: stopped at {self.count:,}{of} {self.unit} after {took}"
+                    )
+                else:
+                    self._emit(f"{self.desc}: {self.count:,} {self.unit} in {took}")
+                self._lines = 0
 
     def _elapsed(self) -> float:
         return time.monotonic() - self.started
@@ -152,8 +189,17 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, kind, value, traceback) -> None:
+        self.close(stopped=kind is not None)
+
+
+def rate(per_second: float, unit: str) -> str:
+    """``34.3 texts/s``; below one a second, per minute (``6.0 answers/min``), then per hour."""
+    if per_second >= 1:
+        return f"{per_second:,.1f} {unit}/s"
+    if per_second * 60 >= 1:
+        return f"{per_second * 60:,.1f} {unit}/min"
+    return f"{per_second * 3600:,.1f} {unit}/h"
 
 
 def _isatty(stream: IO[str]) -> bool:

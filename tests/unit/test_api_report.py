@@ -389,9 +389,14 @@ def test_the_readme_example_runs(repo, tmp_path, monkeypatch):
     example = next(b for b in blocks if "from hinter.api import" in b)
     assert len(example.strip().splitlines()) <= 12
     model = make_classifier(tmp_path / "clf")
+    sidecar = model / "hinter.json"  # labelled like the quick start's model (`make model`)
+    sidecar.write_text(
+        sidecar.read_text().replace('"negative"', '"neg"').replace('"positive"', '"pos"')
+    )
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
-    code = example.replace('"models/my-classifier"', repr(str(model)))
+    code = example.replace('"results/quickstart/model"', repr(str(model)))
+    assert code != example
     extra = f"parser={PARSER!r}, max_mutants_per_document=2"  # the real parser, a quick run
     code = code.replace('out="hinter-run")', f'out="hinter-run", {extra})')
     exec(compile(code, "README.md", "exec"), namespace)  # our own README

@@ -127,7 +127,7 @@ def test_max_cost_stops_before_the_first_request(inputs, tmp_path, capsys, monke
         assert cli.main(argv(inputs, server, tmp_path / "out", *extra)) == 1
         assert server.requests == []
     err = capsys.readouterr().err.strip().splitlines()
-    assert "exceeds max_cost_usd 0.001" in err[-1]
+    assert "exceeds --max-cost-usd 0.001" in err[-1]  # the flag, not the config key (P12)
     assert any("dry estimate for gpt-fake" in line for line in err[:-1])  # said before stopping
 
 

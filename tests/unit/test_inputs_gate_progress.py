@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io as _io
 import json
+import time
 
 import pandas as pd
 import pyarrow as pa
@@ -337,9 +338,30 @@ def test_typed_numbers_are_ids_even_with_numeric_names(tmp_path):
 
 def test_progress_interval_grows_with_the_stage(monkeypatch):
     monkeypatch.delenv("HINTER_PROGRESS_INTERVAL", raising=False)
-    assert [progress.interval(t) for t in (0, 60, 600, 7200)] == [5.0, 5.0, 30.0, 60.0]
+    # at most 30 s between lines (review 2026-11-28 P10: a line at least every 30 s)
+    assert [progress.interval(t) for t in (0, 60, 600, 7200)] == [5.0, 5.0, 30.0, 30.0]
     monkeypatch.setenv("HINTER_PROGRESS_INTERVAL", "2")
     assert progress.interval(7200) == 2.0
+
+
+def test_a_stage_without_counts_still_says_it_is_alive():
+    """P10: one slow batch or a long evaluation moves no count; the heartbeat writes a line
+    anyway, and a stage that ends by an exception says it stopped (not "in 2:41")."""
+    stream = _io.StringIO()
+    bar = progress.Progress("predict", 10, "texts", stream=stream, heartbeat=0.05)
+    with pytest.raises(KeyboardInterrupt), bar:
+        bar.update(1)
+        time.sleep(0.3)  # no update: only the heartbeat can write
+        raise KeyboardInterrupt
+    lines = stream.getvalue().splitlines()
+    assert any(line.startswith("hinter: predict: 1/10 texts (10%)") for line in lines), lines
+    assert lines[-1].startswith("hinter: predict: stopped at 1/10 texts after "), lines
+
+
+def test_slow_rates_are_given_per_minute_or_hour():
+    assert progress.rate(34.25, "texts") == "34.2 texts/s"
+    assert progress.rate(70 / 600, "answers") == "7.0 answers/min"
+    assert progress.rate(1 / 600, "steps") == "6.0 steps/h"
 
 
 @pytest.fixture
@@ -405,5 +427,6 @@ def test_progress_inside_a_stage_prints_lines_even_on_a_terminal(monkeypatch):
     assert bar._bar is None
     bar.update(4)  # t=40: a line
     assert (
-        stream.getvalue() == "hinter: generated: 4/8 answers (50%), 40 s, 0.1 answers/s, ETA 40 s\n"
+        stream.getvalue()
+        == "hinter: generated: 4/8 answers (50%), 40 s, 6.0 answers/min, ETA 40 s\n"
     )

@@ -224,3 +224,33 @@ def test_performance_table(repo, tmp_path):
         "| bert | ecthr\\_a | 70.0 / 50.0 | (70.0 / 60.0) | 71.2 / 63.6 | 64.3 / 56.0 | -1.2 |"
         in md
     )
+
+
+def test_finetuned_model_on_a_test_only_dataset_is_evaluated(ecthr, tmp_path):
+    """P9(b): init finetuned evaluates only, so a dataset without a train split is enough."""
+    out = ecthr[3][0]
+    spec = {"init": "finetuned", "checkpoint": str(out / "model")}
+    only_test, test_meta = write_documents(tmp_path / "test-only", "multi_label", 4, (0, 0, 2))
+    _, evaluated = _train(tmp_path, "mine", spec, only_test, test_meta)
+    assert evaluated["train_documents"] == 0 and evaluated["validation"] is None
+    assert evaluated["test"]["documents"] == 2
+    with pytest.raises(DataError, match="at least 2 training documents"):
+        _train(tmp_path, "trains", TINY, only_test, test_meta)
+
+
+def test_training_reports_steps_and_epochs_in_the_log(tmp_path, caplog, monkeypatch):
+    """P10: the fine-tuning is never silent: step progress (hinter.progress) and each epoch's
+    validation micro-F1 reach the job's log."""
+    from hinter import progress
+
+    monkeypatch.setenv("HINTER_PROGRESS_INTERVAL", "0")  # a line per step
+    lines: list[str] = []
+    progress.configure(lines.append)
+    try:
+        paths, meta = write_documents(tmp_path / "imdb", "multi_class", 2, (24, 0, 4))
+        with caplog.at_level("INFO", logger="hinter.models.training"):
+            _train(tmp_path, "tiny", TINY, paths, meta, dataset="imdb")
+    finally:
+        progress.configure(None)
+    assert lines and lines[-1].startswith("train: ") and " steps in " in lines[-1], lines
+    assert any("epoch 1: validation micro-F1" in r.getMessage() for r in caplog.records)

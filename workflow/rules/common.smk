@@ -21,6 +21,7 @@ from hinter import plan
 from hinter.config import startup_checks, validate_config
 from hinter.errors import ConfigError
 from hinter.layout import RunLayout
+from hinter.readiness import check_ready
 from hinter.plan import targets
 from hinter.rq import captions
 from hinter.rq import outputs as rq_outputs
@@ -41,6 +42,7 @@ onstart:
     try:
         jobs = [(job.rule.name, job.wildcards_dict) for job in workflow.dag.needrun_jobs()]
         startup_checks(config, Path.cwd(), jobs)
+        check_ready(config, Path.cwd(), [rule for rule, _ in jobs])
     except ConfigError as exc:
         sys.exit(f"hinter: {exc}")
 

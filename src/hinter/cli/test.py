@@ -91,6 +91,8 @@ def cmd_test(args: argparse.Namespace) -> int:
     from hinter import api, testrun
 
     p = testrun.prepare(options(args))
+    if args.dry_run:
+        return dry_run(p, args)
     with testrun.locked_output(p.out) as stale:
         if stale:
             say(f"removed {plural(len(stale), 'temporary file')} of an interrupted run")
@@ -105,6 +107,29 @@ def cmd_test(args: argparse.Namespace) -> int:
         say(f"warning: {line}")
     say(result.verdict.line() or "no --fail-above gate was set: the rates above are not gated")
     return result.verdict.exit_code
+
+
+def dry_run(p, args: argparse.Namespace) -> int:
+    """``--dry-run``: the plan's counts, minutes and (API) dollars; nothing else runs."""
+    from hinter.testrun.stages import dry_run as project
+
+    project(p, args.prices)
+    say("dry run: nothing was parsed, predicted or sent; drop --dry-run to run")
+    return 0
+
+
+def mutant_cap(text: str) -> int | None:
+    """``--max-mutants-per-document``: a positive count, or ``all`` (no cap)."""
+    if text.strip().lower() == "all":
+        return None
+    return at_least(1)(text)
+
+
+mutant_cap.__name__ = "count or all"
+
+# hinter test's own default cap (the workflow's is none): 100 reviews then make a few thousand
+# texts to predict, minutes on two CPU cores, instead of ~20,000 mutants (README "Quick start").
+DEFAULT_CAP = 10
 
 
 def _console():
@@ -216,13 +241,16 @@ def add_test(sub) -> None:
     d = with_defaults({})  # the workflow's defaults are the command's: one source of truth
     test = sub.add_parser(
         "test",
-        help="bias-test a fine-tuned classifier on a file of texts",
+        help="bias-test a classifier or a chat LLM on a file of texts",
         description="Mutate the texts with the bias dictionary, keep mutants that pass the "
         "dependency invariant, predict originals and mutants, and report atomic, "
         "intersectional and hidden intersectional bias. Every argument, the input file, the "
         "model folder and the parser are checked before anything is written.",
         epilog=f"{LABEL_RULE} Exit codes: 0 done (gate passed), 1 bad input or error, "
-        f"{EXIT_GATE} a --fail-above rate exceeded, 130 interrupted (rerun to resume).",
+        f"{EXIT_GATE} a --fail-above rate exceeded, 4 internal error (--debug shows the "
+        "traceback), 130 interrupted (Ctrl-C) and 143 terminated (SIGTERM): rerun to resume. "
+        "Start with --dry-run: it prints the mutants per suite, the texts to predict and the "
+        "projected minutes (and an API model's dollars) in seconds.",
     )
     test.add_argument(
         "model",
@@ -239,7 +267,9 @@ def add_test(sub) -> None:
             default = default[part]
         test.add_argument(flag, default=default, **options)
 
-    test.add_argument("--text-column", type=column_name, default="text")
+    test.add_argument(
+        "--text-column", type=column_name, default="text", help="column of the texts (text)"
+    )
     test.add_argument(
         "--label-column", type=column_name, default=None, help="gold labels (see below)"
     )
@@ -251,11 +281,38 @@ def add_test(sub) -> None:
     )
     test.add_argument("--id-column", type=column_name, default=None, help="unique document ids")
     test.add_argument("--skip-empty", action="store_true", help="skip rows with an empty text")
-    test.add_argument("--task-type", choices=["multi_class", "multi_label"], default=None)
-    schema_flag("--attributes", "attributes", type=attributes_list)
-    schema_flag("--orders", "mutation.orders", type=orders_list, help="mutation orders, e.g. 1,2,3")
-    schema_flag("--pairing", "dictionary.pairing", choices=["as_published", "complete"])
-    test.add_argument("--dictionary", default=dictionary, help="curated dictionary folder")
+    test.add_argument(
+        "--task-type",
+        choices=["multi_class", "multi_label"],
+        default=None,
+        help="one label per text or a set of labels (default: what the model folder declares)",
+    )
+    schema_flag(
+        "--attributes",
+        "attributes",
+        type=attributes_list,
+        help="protected attributes to swap, comma-separated (default %(default)s)",
+    )
+    schema_flag(
+        "--orders",
+        "mutation.orders",
+        type=orders_list,
+        help="mutation orders: 1 atomic (one attribute), 2 intersectional pairs, 3 triples; "
+        "atomic suites always run, as the parents (default %(default)s)",
+    )
+    schema_flag(
+        "--pairing",
+        "dictionary.pairing",
+        choices=["as_published", "complete"],
+        help="which dictionary pairs swap: the paper's published pairs, or every term with "
+        "every other of its attribute (many more mutants)",
+    )
+    test.add_argument(
+        "--dictionary",
+        default=dictionary,
+        help="curated dictionary folder (one TSV per attribute: copy resources/dictionary and "
+        "delete the rows of pairs you do not want swapped)",
+    )
     schema_flag(
         "--parser",
         "parser.pipeline",
@@ -263,8 +320,21 @@ def add_test(sub) -> None:
         "else the pinned offline re-upload), another installed package, or a directory",
     )
     test.add_argument("--no-invariant", action="store_true", help="keep every mutant (MUTAINT)")
-    schema_flag("--max-sentence-chars", "invariant.max_sentence_chars", type=at_least(1))
-    test.add_argument("--max-mutants-per-document", type=at_least(1), default=None)
+    schema_flag(
+        "--max-sentence-chars",
+        "invariant.max_sentence_chars",
+        type=at_least(1),
+        help="longer sentences are not parsed: their mutants count as discarded",
+    )
+    test.add_argument(
+        "--max-mutants-per-document",
+        type=mutant_cap,
+        default=DEFAULT_CAP,
+        metavar="N",
+        help="keep at most N mutants per document and suite, a seeded sample (default "
+        f"{DEFAULT_CAP}; 'all' for every mutant: 100 reviews then make ~20,000 mutants and "
+        "take tens of minutes on a laptop)",
+    )
     test.add_argument(
         "--max-documents", type=at_least(1), default=None, help="test the first N rows"
     )
@@ -272,11 +342,30 @@ def add_test(sub) -> None:
         "--threshold",
         "oracle.confidence_threshold",
         type=fraction,
-        help="confidence threshold 0..1",
+        help="confidence threshold 0..1: a flip counts as bias only when both predictions "
+        "are at least this confident (default %(default)s)",
     )
-    schema_flag("--batch-size", "models.inference.batch_size", type=at_least(1))
-    schema_flag("--examples", "oracle.examples", type=at_least(0))
-    schema_flag("--seed", "seed", type=at_least(0))
+    schema_flag(
+        "--batch-size",
+        "models.inference.batch_size",
+        type=at_least(1),
+        help="texts per forward pass (default %(default)s)",
+    )
+    schema_flag(
+        "--examples",
+        "oracle.examples",
+        type=at_least(0),
+        help="hidden-bias examples shown per suite (default %(default)s)",
+    )
+    schema_flag(
+        "--seed", "seed", type=at_least(0), help="seed of the mutant sample (default %(default)s)"
+    )
+    test.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check everything, mutate, and print documents, mutants per suite, texts to "
+        "predict, projected minutes (and an API model's dollars with --prices); then stop",
+    )
     test.add_argument("--cache-dir", default=None, help="parse and prediction caches")
     test.add_argument("--out", default=None, help="output folder (default hinter-test-<model>)")
     test.add_argument(

