@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from hinter import io
+from hinter import io, pairflips
 from hinter.layout import RunLayout
 from hinter.render import STYLE as WORKFLOW_STYLE
 from hinter.rq import outputs
@@ -330,6 +330,28 @@ def truth_section(result: Result) -> str:
     return "\n".join(blocks)
 
 
+def pairs_section(result: Result) -> str:
+    """Which dictionary pairs the flips rest on (P22), the first model's, most flips first."""
+    try:
+        frame = pairflips.table(result.out, model=result.models[0], top=15)
+    except (OSError, IndexError, KeyError, ValueError):  # no outcome files or dictionary
+        return ""
+    if frame.empty:
+        return ""
+    frame = frame.drop(columns=["pair_id"]).rename(
+        columns={"biased_pct": "biased %", "valid": "valid mutants", "hidden": "hidden bias"}
+    )
+    frame["biased %"] = frame["biased %"].map(_pct)
+    return (
+        "<h2>Dictionary pairs behind the flips</h2>\n<p>Per word pair of the bias dictionary "
+        f"({html.escape(result.models[0])}): the valid mutants that used it, how many changed the "
+        "prediction (biased) and how many were hidden intersectional biases; a mutant of several "
+        "pairs counts once for each. To drop a pair, copy the dictionary folder, delete its row "
+        "and pass <code>--dictionary</code>.</p>\n"
+        + _table(frame, numeric=("valid mutants", "biased", "biased %", "hidden bias"))
+    )
+
+
 def examples_section(result: Result) -> str:
     frame = result.examples
     if frame.empty:
@@ -484,6 +506,7 @@ def render(result: Result) -> str:
         suites_section(result),
         truth_section(result),
         _groups(result),
+        pairs_section(result),
         examples_section(result),
         figures_section(result.out),
         appendix_section(result),

@@ -249,6 +249,14 @@ def test_the_report_is_right_about_the_planted_run(run):
             lo, hi = (float(v) for v in row[6][1].strip("[]").split(", "))
             assert hi > lo and lo <= round(100 * exact_interval(k, n)[0], 2) + 0.01
     assert "too few" in seen
+    # P22: the pairs behind the flips, counted from the first model's valid outcomes
+    pairs = page[page.index("<h2>Dictionary pairs behind the flips</h2>") :]
+    table = _rows(re.findall(r"<table>(.*?)</table>", pairs, flags=re.DOTALL)[0])
+    assert [t for _, t in table[0]][:4] == ["attribute", "source", "target", "valid mutants"]
+    frame = result.outcomes(result.models[0])
+    used = frame[frame["valid"].fillna(False).astype(bool)].explode("pair_ids")
+    most = used.groupby("pair_ids")["biased"].sum().max()
+    assert int(table[1][4][1].replace(",", "")) == int(most) > 0
 
 
 def test_an_imdb_line_break_is_a_line_break_in_the_examples():
