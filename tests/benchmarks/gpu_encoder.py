@@ -43,41 +43,10 @@ from hinter.models.encoder import Engine, token_batches  # noqa: E402
 from hinter.models.loading import load_classifier  # noqa: E402
 from hinter.models.tokenizers import train_demo_tokenizer  # noqa: E402
 
-WORDS = [
-    "the",
-    "applicant",
-    "complained",
-    "that",
-    "the",
-    "court",
-    "held",
-    "a",
-    "black",
-    "woman",
-    "and",
-    "a",
-    "tall",
-    "man",
-    "in",
-    "detention",
-    "for",
-    "years",
-    "while",
-    "the",
-    "state",
-    "police",
-    "denied",
-    "her",
-    "family",
-    "any",
-    "access",
-    "to",
-    "a",
-    "lawyer",
-    "or",
-    "a",
-    "judge",
-]
+WORDS = (  # noqa: SIM905
+    "the applicant complained that the court held a black woman and a tall man in detention "
+    "for years while the state police denied her family any access to a lawyer or a judge"
+).split()
 DATASHEET_TFLOPS = 989.0
 
 
