@@ -5,8 +5,13 @@ Every prompt of a (dataset, template) starts with the same tokens — system ins
 few-shot turns, often most of the prompt — so their keys and values are computed once
 (:class:`~hinter.models.context.ChatFrame` ``prefix_ids``) and reused by every batch: a batch's
 rows are ``prefix + padding + document + suffix``, the padding masked out and the position ids
-taken from the mask, so each row is the same computation as its prompt alone. Batches are
-length-sorted with bounded padding. Decoding is greedy by an explicit generation config
+taken from the mask, so each row is the same computation as its prompt alone. Prompts that
+share a document head (an original's mutants agree up to their first edit) are grouped
+(:mod:`hinter.models.prefix_plan`): each group's head is computed once, in a batch of heads that
+extends the prefix's cache, and each row then computes only its rest,
+``prefix + head padding + head + padding + rest``, reading its group's head from that cache; a
+block's cache is dropped when its rows are answered. Batches are length-sorted with bounded
+padding. Decoding is greedy by an explicit generation config
 (``do_sample=False``, one beam, no temperature or top-p: a hub model's own generation config —
 Llama 2 chat samples at temperature 0.6 — is never used), stopping at the answer budget or the
 end of the assistant's turn. A ``decoding`` setting (RQ6.1's sampled repeats) samples instead,
