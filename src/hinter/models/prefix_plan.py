@@ -102,8 +102,8 @@ def _best_split(links, lo: int, hi: int, min_head: int) -> list[tuple[int, int, 
         whole = (b - a) * head if head >= min_head else 0
         left, right = best.pop((a, k)), best.pop((k + 1, b))
         split = left[0] + right[0]
-        best[(a, b)] = (whole, [(a, b, head)]) if whole and whole >= split else (
-            split, left[1] + right[1]
+        best[(a, b)] = (
+            (whole, [(a, b, head)]) if whole and whole >= split else (split, left[1] + right[1])
         )
     return best[(lo, hi)][1]
 
@@ -117,11 +117,7 @@ def head_blocks(groups: Sequence[Group], batch_size: int) -> list[list[Group]]:
     blocks: list[list[Group]] = []
     width = 0
     for group in shared:
-        if (
-            not blocks
-            or len(blocks[-1]) >= batch_size
-            or group.head < width * (1 - MAX_PADDING)
-        ):
+        if not blocks or len(blocks[-1]) >= batch_size or group.head < width * (1 - MAX_PADDING):
             blocks.append([])
             width = group.head
         blocks[-1].append(group)
