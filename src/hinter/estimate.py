@@ -368,6 +368,42 @@ def llm_prompt_seconds(
     return prefill + answer_tokens * per_step / (LLM_BATCH if batched else 1) + LLM_PROMPT_S
 
 
+# Issue 33: the chat engine computes each group's shared document head once
+# (hinter.models.prefix_plan). Share of the mutants' document tokens it still computes, per
+# (dataset, suite order), measured on the real samples with Llama 2's tokenizer, prompt frames
+# and the project's mutation, over a random sample of the mutants at the paper's valid share
+# (the LLMs compute valid mutants only): tests/benchmarks/prefix_shares.py, docs/benchmarks.md
+# "Document head reuse". An order or dataset not measured (no mutant in its sample) counts 1.
+# Measured 2026-11-28. LEDGAR's and EURLEX's pairs had no mutant in their samples: 1, no reuse
+# counted.
+HEAD_REUSE: dict[tuple[str, int], float] = {
+    ("imdb", 1): 0.736,
+    ("imdb", 2): 0.746,
+    ("imdb", 3): 0.545,
+    ("ledgar", 1): 0.931,
+    ("ecthr_a", 1): 0.886,
+    ("ecthr_a", 2): 0.852,
+    ("scotus", 1): 0.788,
+    ("scotus", 2): 0.709,
+    ("eurlex", 1): 0.985,
+}
+
+
+def head_reuse_share(
+    config: Mapping[str, Any], dataset: str, track: str, suites: Sequence[plan.Suite], model: str
+) -> float:
+    """Share of the document tokens of a model's prompts the engine computes with document
+    head reuse: originals whole (they are answered in a call of their own), each suite's
+    predicted mutants at the measured share of its order (:data:`HEAD_REUSE`)."""
+    kept = 1.0 if plan.keeps_discarded(dict(config), model) else 1 - PAPER_DISCARDED_SHARE
+    total = computed = float(tested_documents(config, dataset))
+    for suite in suites:
+        mutants = kept * suite_mutants(config, dataset, track, suite)
+        total += mutants
+        computed += mutants * HEAD_REUSE.get((dataset, suite.order), 1.0)
+    return computed / total if total else 1.0
+
+
 def predicted_texts(
     config: Mapping[str, Any],
     dataset: str,
@@ -471,7 +507,6 @@ def project(
             size = llm_size(str(llm.get("model", run.model)))
             document = visible_chars(config, ds, run.track) / CHARS_PER_TOKEN
             answer = ANSWER_TOKENS.get(ds, 10)
-            per_prompt = llm_prompt_seconds(document, answer, spec, llm=size)
             around = prompt_tokens(ds)
             plain = llm_prompt_seconds(
                 document, answer, spec, batched=False, llm=size, prompt_tokens=around
@@ -495,7 +530,10 @@ def project(
                     continue
                 sampled = plan.decoding(dict(config), run.model, variant) is not None
                 cached = Variant.from_name(variant).run > 1 and not api and not sampled
-                gpu_per_prompt = 0.0 if cached else per_prompt
+                reuse = head_reuse_share(config, ds, run.track, tested, run.model)
+                gpu_per_prompt = 0.0 if cached else (
+                    llm_prompt_seconds(document * reuse, answer, spec, llm=size)
+                )  # fmt: skip
                 out.plain_gpu_hours += 0 if api or cached else n * plain / 3600
                 for _ in range(shards):
                     if api:
@@ -503,7 +541,7 @@ def project(
                         out.api_usd += n / shards * request_usd
                         out.api_max_job_usd = max(out.api_max_job_usd, n / shards * request_usd)
                     else:
-                        note = f"batched engine ({LLM_BATCH}), prefix cached"
+                        note = f"batched engine ({LLM_BATCH}), prefix and heads cached"
                         out.stage("predict (local LLMs)", note).add(
                             n / shards, gpu_s=n / shards * gpu_per_prompt
                         )

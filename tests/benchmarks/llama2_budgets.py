@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from hinter.config import load_yaml, validate_config  # noqa: E402
 from hinter.models.budget import document_budget  # noqa: E402
-from hinter.models.prompts import load_prompt_spec  # noqa: E402
+from hinter.prompt_spec import load_prompt_spec  # noqa: E402
 from tests.support.llama2_tokenizer import load_llama2_tokenizer  # noqa: E402
 
 LEXGLUE = ("ecthr_a", "scotus", "eurlex", "ledgar")

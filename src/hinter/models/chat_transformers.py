@@ -5,8 +5,13 @@ Every prompt of a (dataset, template) starts with the same tokens — system ins
 few-shot turns, often most of the prompt — so their keys and values are computed once
 (:class:`~hinter.models.context.ChatFrame` ``prefix_ids``) and reused by every batch: a batch's
 rows are ``prefix + padding + document + suffix``, the padding masked out and the position ids
-taken from the mask, so each row is the same computation as its prompt alone. Batches are
-length-sorted with bounded padding. Decoding is greedy by an explicit generation config
+taken from the mask, so each row is the same computation as its prompt alone. Prompts that
+share a document head (an original's mutants agree up to their first edit) are grouped
+(:mod:`hinter.models.prefix_plan`): each group's head is computed once, in a batch of heads that
+extends the prefix's cache, and each row then computes only its rest,
+``prefix + head padding + head + padding + rest``, reading its group's head from that cache; a
+block's cache is dropped when its rows are answered. Batches are length-sorted with bounded
+padding. Decoding is greedy by an explicit generation config
 (``do_sample=False``, one beam, no temperature or top-p: a hub model's own generation config —
 Llama 2 chat samples at temperature 0.6 — is never used), stopping at the answer budget or the
 end of the assistant's turn. A ``decoding`` setting (RQ6.1's sampled repeats) samples instead,
@@ -27,6 +32,7 @@ import numpy as np
 from hinter.checkpoints import Checkpoint
 from hinter.models.context import ChatFrame, HFDocTokenizer, chat_frame
 from hinter.models.llm_loading import identity_of, load_causal_lm, load_chat_tokenizer
+from hinter.models.prefix_plan import MIN_HEAD, Group, head_blocks, shared_heads
 from hinter.models.prompts import Prompt
 from hinter.models.sampling import SeededSampler, check_decoding, prompt_seed
 from hinter.models.stage import padded_batches
@@ -63,6 +69,8 @@ class TransformersChat:
         self._model: Any = None
         self._prefix: dict[tuple[int, ...], Any] = {}
         self.calls = 0  # generate() calls (a batch each)
+        self.computed_tokens = 0  # prompt tokens after the few-shot prefix run through the model
+        self.min_head = MIN_HEAD  # None: no document head reuse (the engine before issue 33)
 
     @classmethod
     def from_model(
@@ -76,6 +84,7 @@ class TransformersChat:
         self.tokenizer = tokenizer
         self.doc_tokenizer = HFDocTokenizer(tokenizer, "loaded")
         self._model, self._prefix, self.calls = model, {}, 0
+        self.computed_tokens, self.min_head = 0, MIN_HEAD
         return self
 
     @property
@@ -151,49 +160,100 @@ class TransformersChat:
         return self._prefix[prefix]
 
     def generate(self, frame: ChatFrame, docs: Sequence[np.ndarray], texts=None) -> list[dict]:
-        """Answers for documents (their visible ids), reusing the prefix's KV cache."""
+        """Answers for documents (their visible ids), reusing the prefix's KV cache and each
+        document group's shared head (:mod:`hinter.models.prefix_plan`)."""
+        suffix = list(frame.suffix_ids)
+        seqs = [np.asarray([*map(int, d), *suffix], dtype=np.int64) for d in docs]
+        groups = shared_heads(seqs, self.min_head)
+        out: list[dict | None] = [None] * len(docs)
+        progress = Progress("generated", len(docs), "answers", every=30.0, bar=False)
+        for block in head_blocks(groups, self.batch_size):
+            self._generate_block(frame, docs, seqs, block, out, progress)
+        return out  # type: ignore[return-value]
+
+    def _head_cache(self, prefix: tuple[int, ...], seqs, block: Sequence[Group], pad: int):
+        """The few-shot prefix's cache extended by each group's head in one batch: the cache
+        (a row per group), the heads' ids and mask (left-padded to the longest head)."""
+        import torch
+
+        model = self.model
+        base = self._prefix_cache(prefix)
+        width = max(g.head for g in block)
+        p = len(prefix)
+        ids = torch.full((len(block), width), pad, dtype=torch.long)
+        mask = torch.zeros((len(block), p + width), dtype=torch.long)
+        mask[:, :p] = 1
+        for r, group in enumerate(block):
+            ids[r, width - group.head :] = torch.from_numpy(seqs[group.members[0]][: group.head])
+            mask[r, p + width - group.head :] = 1
+        if not width:  # single prompts: the prefix's cache, repeated per batch later
+            return base, ids, mask[:, p:]
+        cache = copy.deepcopy(base)
+        if len(block) > 1:
+            cache.batch_repeat_interleave(len(block))
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, p:]
+        with torch.inference_mode():
+            model(
+                input_ids=ids.to(model.device),
+                attention_mask=mask.to(model.device),
+                position_ids=positions.to(model.device),
+                past_key_values=cache,
+                use_cache=True,
+            )
+        self.computed_tokens += sum(g.head for g in block)
+        return cache, ids, mask[:, p:]
+
+    def _generate_block(self, frame, docs, seqs, block: Sequence[Group], out, progress) -> None:
+        """Answer one block's prompts in batches; every row reads its group's head from the
+        block's cache (a batch of rows of several documents stays a full batch)."""
         import torch
 
         model = self.model
         config = self.generation_config(frame.max_new_tokens)
-        prefix = tuple(frame.prefix_ids)
-        suffix = list(frame.suffix_ids)
-        base = self._prefix_cache(prefix)
-        order = sorted(range(len(docs)), key=lambda i: (-len(docs[i]), i))
-        lengths = [len(docs[i]) + len(suffix) for i in order]
-        out: list[dict | None] = [None] * len(docs)
-        p = len(prefix)
         pad = config.pad_token_id
-        progress = Progress("generated", len(docs), "answers", every=30.0, bar=False)
+        prefix = tuple(frame.prefix_ids)
+        p = len(prefix)
+        cache, head_ids, head_mask = self._head_cache(prefix, seqs, block, pad)
+        hw = head_ids.shape[1]
+        group_of = {m: r for r, g in enumerate(block) for m in g.members}
+        head_of = {m: g.head for g in block for m in g.members}
+        order = sorted(group_of, key=lambda i: (-(len(seqs[i]) - head_of[i]), i))
+        lengths = [len(seqs[i]) - head_of[i] for i in order]
         for batch in padded_batches([str(i) for i in order], lengths, self.batch_size):
             rows = [int(i) for i in batch]
-            rests = [list(map(int, docs[i])) + suffix for i in rows]
+            rests = [seqs[i][head_of[i] :] for i in rows]
             width = max(len(r) for r in rests)
-            ids = torch.full((len(rows), p + width), pad, dtype=torch.long)
+            ids = torch.full((len(rows), p + hw + width), pad, dtype=torch.long)
             mask = torch.zeros_like(ids)
             ids[:, :p] = torch.tensor(prefix)
             mask[:, :p] = 1
+            where = torch.tensor([group_of[i] for i in rows])
+            ids[:, p : p + hw] = head_ids[where]
+            mask[:, p : p + hw] = head_mask[where]
             for r, rest in enumerate(rests):
-                ids[r, p + width - len(rest) :] = torch.tensor(rest)
-                mask[r, p + width - len(rest) :] = 1
-            cache = copy.deepcopy(base)
-            if len(rows) > 1:
-                cache.batch_repeat_interleave(len(rows))
+                ids[r, p + hw + width - len(rest) :] = torch.from_numpy(rest)
+                mask[r, p + hw + width - len(rest) :] = 1
+            rows_cache = copy.deepcopy(cache)
+            if not hw and len(rows) > 1:
+                rows_cache.batch_repeat_interleave(len(rows))
+            elif hw and (len(block) > 1 or len(rows) > 1):
+                rows_cache.batch_select_indices(where.to(model.device))
+            start = p + hw + width
             with torch.inference_mode():
                 result = model.generate(
                     input_ids=ids.to(model.device),
                     attention_mask=mask.to(model.device),
-                    past_key_values=cache,
+                    past_key_values=rows_cache,
                     generation_config=config,
-                    logits_processor=self._sampler([docs[i] for i in rows], p + width),
+                    logits_processor=self._sampler([docs[i] for i in rows], start),
                 )
             self.calls += 1
-            new = result.sequences[:, p + width :].cpu()
+            self.computed_tokens += sum(len(r) for r in rests)
+            new = result.sequences[:, start:].cpu()
             logits = [step.float().cpu() for step in result.logits]
             for r, i in enumerate(rows):
                 out[i] = self._record(new[r], [step[r] for step in logits], config)
             progress.update(len(rows))
-        return out  # type: ignore[return-value]
 
     def generate_one_by_one(self, frame: ChatFrame, docs: Sequence[np.ndarray]) -> list[dict]:
         """The original artifact's loop: one prompt at a time, the whole prompt recomputed

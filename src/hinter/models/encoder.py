@@ -24,6 +24,7 @@ from hinter.models import decisions
 from hinter.models.cache import MemoryCache, PredictionCache
 from hinter.models.loading import Classifier, load_classifier
 from hinter.models.stage import (
+    MAX_PADDING,
     BaseEngine,
     Encoded,
     EngineStats,
@@ -46,6 +47,9 @@ class Engine(BaseEngine):
         cache: MemoryCache | None = None,
         batch_size: int = 32,
         progress: Any = None,
+        *,
+        batch_tokens: int | None = None,
+        compile_model: bool = False,
     ):
         super().__init__(
             cache if cache is not None else MemoryCache(classifier.n_labels),
@@ -56,6 +60,14 @@ class Engine(BaseEngine):
         self.clf = classifier
         pad = classifier.tokenizer.pad_token_id
         self.pad_id = int(pad if pad is not None else 0)
+        # a batch of at most this many padded tokens (rows x its longest input) instead of
+        # batch_size texts: short texts fill wide batches, long ones stay within memory
+        self.batch_tokens = batch_tokens
+        self._model = classifier.model
+        if compile_model:  # off by default: compiling costs more than a CPU run gains
+            import torch
+
+            self._model = torch.compile(classifier.model, dynamic=True)
 
     # -- tokenisation ------------------------------------------------------------------------
     @property
@@ -126,8 +138,13 @@ class Engine(BaseEngine):
 
         order = sorted(sequences, key=lambda h: (-len(sequences[h]), h))
         out: dict[str, np.ndarray] = {}
-        model, device = self.clf.model, self.clf.device
-        for keys in padded_batches(order, [len(sequences[h]) for h in order], self.batch_size):
+        model, device = self._model, self.clf.device
+        lengths = [len(sequences[h]) for h in order]
+        if self.batch_tokens:
+            batches = token_batches(order, lengths, self.batch_tokens)
+        else:
+            batches = padded_batches(order, lengths, self.batch_size)
+        for keys in batches:
             width = len(sequences[keys[0]])
             input_ids = np.full((len(keys), width), self.pad_id, dtype=np.int64)
             mask = np.zeros((len(keys), width), dtype=np.int64)
@@ -155,6 +172,24 @@ class Engine(BaseEngine):
         if not keys:
             return np.zeros((0, self.clf.n_labels), dtype=np.float32)
         return np.stack([logits[k] for k in keys]).astype(np.float32)
+
+
+def token_batches(keys: Sequence[str], lengths: Sequence[int], max_tokens: int) -> list[list[str]]:
+    """Length-sorted (longest first) inputs in batches of at most ``max_tokens`` padded tokens
+    (rows x the batch's first, longest, input; one row at least), each row at most
+    ``MAX_PADDING`` padding as in :func:`~hinter.models.stage.padded_batches`."""
+    batches: list[list[str]] = []
+    width = 0
+    for key, length in zip(keys, lengths, strict=True):
+        if (
+            not batches
+            or (len(batches[-1]) + 1) * width > max_tokens
+            or length < width * (1 - MAX_PADDING)
+        ):
+            batches.append([])
+            width = length
+        batches[-1].append(key)
+    return batches
 
 
 # -- predictions table ----------------------------------------------------------------------

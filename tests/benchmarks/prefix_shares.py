@@ -1,0 +1,201 @@
+"""How much of Llama 2's mutant prompts the chat engine can take from a shared document head
+(issue 33): the bound of head reuse, measured on the real samples in ../shared/real.
+
+A mutant's prompt is the few-shot prefix (computed once already), its visible document and the
+question. Every token before its first edit is the original's too. For each dataset and order
+(atomic = race, gender, body; pairs = their three pairs; triple = race+gender+body, IMDB only as
+in the paper config), over the mutants the LLM would compute (identical to their original within
+the window, or to another mutant, left out as the engine skips them), token-weighted:
+
+- ``before edit``: the share of the prompt tokens after the few-shot prefix that precede the
+  mutant's first differing token (its common prefix with the original);
+- ``engine``: the share the chat engine still computes with its plan
+  (:func:`hinter.models.prefix_plan.shared_heads` over one document's mutants; its heads once,
+  the rest per mutant) — what ``hinter estimate`` folds in;
+- ``tree``: the share a full prefix tree would compute (every distinct prefix once, the original's
+  cache kept): the bound no plan beats;
+- the same two on a random sample of the mutants at the paper's valid share (2.4%: the LLMs
+  compute valid mutants only), what a run of the paper config computes.
+
+The project's own code throughout: mutation (``mutate_shard``, the published dictionary), Llama
+2's real tokenizer (``tests/support/llama2_tokenizer.py``), the run's prompt frames
+(``document_budget``: the paper's IMDB examples; for LexGLUE the first triple of real records
+stands in, as in ``llama2_budgets.py``) and its document truncation. Documents are a seeded sample
+per order (every mutant of each sampled document, so the plan sees whole documents).
+
+    PYTHONPATH=src python tests/benchmarks/prefix_shares.py            # Markdown table
+    PYTHONPATH=src python tests/benchmarks/prefix_shares.py --json     # figures as JSON
+    PYTHONPATH=src python tests/benchmarks/prefix_shares.py --smoke    # a few documents
+    ... --real /work/shared/real      # from a worktree whose ../shared is elsewhere
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import llama2_budgets as budgets  # noqa: E402  (puts the repository root on sys.path)
+import measure_costs as costs  # noqa: E402  (puts tests/support on sys.path)
+import real_corpora as rc  # noqa: E402
+
+from hinter import estimate  # noqa: E402
+from hinter.models.budget import document_budget  # noqa: E402
+from hinter.models.context import HFDocTokenizer  # noqa: E402
+from hinter.models.prefix_plan import (  # noqa: E402
+    common_length,
+    computed_tokens,
+    shared_heads,
+    trie_tokens,
+)
+from hinter.mutation import Options, mutant_texts, mutate_shard  # noqa: E402
+from tests.support.llama2_tokenizer import load_llama2_tokenizer  # noqa: E402
+
+DATASETS = ("imdb", "ledgar", "ecthr_a", "scotus", "eurlex")
+SUITES = {
+    "atomic": [("race",), ("gender",), ("body",)],
+    "pairs": [("race", "gender"), ("race", "body"), ("gender", "body")],
+    "triple": [("race", "gender", "body")],
+}
+TRIPLE_DATASETS = ("imdb",)  # config/config.yaml's higher_orders
+# documents sampled per order (a dataset with fewer uses all): the pair and triple suites of a
+# review hold hundreds to thousands of mutants each
+DOCUMENTS = {"atomic": 200, "pairs": 40, "triple": 40}
+SMOKE_DOCUMENTS = {"atomic": 10, "pairs": 3, "triple": 1}
+# orders whose documents hold thousands of mutants each: the valid sample is drawn before
+# tokenising (memory and time), and only its figures are reported
+VALID_FIRST = ("triple",)
+DRAWS = 20  # valid samples drawn from the mutants of the other orders
+SEED = 33
+
+
+def frame_of(tok, dataset: str):
+    """The Llama 2 prompt frame of a dataset (paper config: 4,096 tokens, its answer budget)."""
+    examples = budgets.imdb_texts() if dataset == "imdb" else budgets.lexglue_texts(dataset)[:3]
+    return document_budget(
+        tok, dataset, examples, context_tokens=4096,
+        max_new_tokens=estimate.ANSWER_TOKENS[dataset],
+    )  # fmt: skip
+
+
+def measure(dataset: str, order: str, n_docs: int, tok, tmp: Path, pairs: Path) -> dict:
+    frame = frame_of(tok, dataset)
+    doc_tok = HFDocTokenizer(tok, "llama2")
+    suffix = np.asarray(frame.suffix_ids, dtype=np.int32)
+    texts = rc.texts(dataset, budgets.REAL)
+    rng = random.Random(f"{SEED}-{dataset}-{order}")
+    texts = rng.sample(texts, min(n_docs, len(texts)))
+    docs_path = costs._write_docs(texts, tmp / f"{dataset}-{order}.parquet", dataset)
+
+    def seq(ids) -> np.ndarray:
+        return np.concatenate([np.asarray(ids, dtype=np.int32), suffix])
+
+    originals = [seq(e.ids) for e in doc_tok.documents(texts, frame.budget)]
+    keep = 1 - estimate.PAPER_DISCARDED_SHARE
+    by_doc: dict[int, list[np.ndarray]] = defaultdict(list)
+    for attributes in SUITES[order]:
+        out = tmp / "m.parquet"
+        mutate_shard(docs_path, pairs, out, tmp / "m.json", attributes=attributes, window=None,
+                     options=Options())  # fmt: skip
+        rows = mutant_texts(out, docs_path)
+        if order in VALID_FIRST:  # too many to tokenise: the valid sample only
+            rows = [(row, text) for row, text in rows if rng.random() < keep]
+        else:
+            rows = list(rows)
+        encoded = doc_tok.documents([t for _, t in rows], frame.budget)
+        for (row, _), enc in zip(rows, encoded, strict=True):
+            by_doc[int(row["doc_id"][1:])].append(seq(enc.ids))
+    total = before = engine = tree = mutants = 0
+    v_total = v_engine = v_tree = v_mutants = 0
+    for d, seqs in by_doc.items():
+        original = originals[d]
+        distinct = {s.tobytes(): s for s in seqs if not np.array_equal(s, original)}
+        seqs = list(distinct.values())
+        if not seqs:
+            continue
+        mutants += len(seqs)
+        total += sum(len(s) for s in seqs)
+        before += sum(common_length(s, original) for s in seqs)
+        engine += computed_tokens(seqs, shared_heads(seqs))
+        tree += trie_tokens([original, *seqs]) - len(original)
+        # the LLMs compute the valid mutants only: the paper's valid share, drawn at random
+        # (DRAWS times, summed: the expected share, not one draw's luck)
+        for _ in range(1 if order in VALID_FIRST else DRAWS):
+            valid = seqs if order in VALID_FIRST else [s for s in seqs if rng.random() < keep]
+            v_mutants += len(valid)
+            v_total += sum(len(s) for s in valid)
+            v_engine += computed_tokens(valid, shared_heads(valid))
+            v_tree += trie_tokens([original, *valid]) - len(original)
+    share = lambda part, whole: round(part / whole, 4) if whole else None  # noqa: E731
+    if order in VALID_FIRST:  # every mutant was never there: no all-mutant figures
+        total = 0
+    return {
+        "documents": len(texts),
+        "mutants": mutants if total else None,
+        "mutants_per_document": round(mutants / len(texts), 1) if total else None,
+        "tokens_per_mutant": round(total / mutants, 1) if total else None,
+        "before_edit": share(before, total),
+        "engine_computed": share(engine, total),
+        "tree_computed": share(tree, total),
+        "valid_mutants": v_mutants if order in VALID_FIRST else round(v_mutants / DRAWS, 1),
+        "valid_engine_computed": share(v_engine, v_total),
+        "valid_tree_computed": share(v_tree, v_total),
+        "budget": frame.budget,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--smoke", action="store_true", help="a few documents per order")
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--orders", default=",".join(DOCUMENTS))
+    parser.add_argument("--real", type=Path, default=rc.REAL, help="the samples' folder")
+    args = parser.parse_args()
+    missing = rc.missing(args.real)
+    if missing:
+        raise SystemExit(f"needs the real-data samples at {args.real}: missing {missing}")
+    budgets.REAL = args.real  # the few-shot texts too
+    tok = load_llama2_tokenizer()
+    sizes = SMOKE_DOCUMENTS if args.smoke else DOCUMENTS
+    figures: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        pairs = costs._real_pairs(Path(tmp))
+        for dataset in args.datasets.split(","):
+            for order, n in sizes.items():
+                if order not in args.orders.split(","):
+                    continue
+                if order == "triple" and dataset not in TRIPLE_DATASETS:
+                    continue
+                figures[f"{dataset}/{order}"] = measure(dataset, order, n, tok, Path(tmp), pairs)
+                print(dataset, order, figures[f"{dataset}/{order}"], file=sys.stderr)
+    if args.json:
+        print(json.dumps(figures, indent=2))
+        return
+    print("| dataset | order | documents | mutants (per doc) | tokens per mutant prompt | "
+          "before first edit | engine computes | prefix tree computes | valid sample: "
+          "mutants, engine computes, tree computes |")  # fmt: skip
+    print("|---|---|--:|--:|--:|--:|--:|--:|--:|")
+    pct = lambda x: "—" if x is None else f"{x:.1%}"  # noqa: E731
+    for key, f in figures.items():
+        dataset, order = key.split("/")
+        print(
+            f"| {dataset} | {order} | {f['documents']} | {f['mutants'] or 0:,} "
+            f"({f['mutants_per_document']}) | {f['tokens_per_mutant'] or '—'} "
+            f"| {pct(f['before_edit'])} | {pct(f['engine_computed'])} "
+            f"| {pct(f['tree_computed'])} | {f['valid_mutants']:,} per draw, "
+            f"{pct(f['valid_engine_computed'])}, {pct(f['valid_tree_computed'])} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
