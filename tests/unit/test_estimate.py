@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hinter import cli, estimate, plan
+from hinter import cli, estimate, estimate_report, plan
 from hinter.config import load_yaml, validate_config
 
 
@@ -313,5 +313,5 @@ def test_a_cpu_run_of_user_datasets_reads_their_files_and_measured_rates(tmp_pat
         cpu.stages["predict (encoders)"].gpu_hours == 0 < cpu.stages["predict (encoders)"].cpu_hours
     )
     assert cpu.mutants < gpu.mutants  # the measured densities are below the paper's
-    text = estimate.report(cpu, costs, cores=2)
+    text = estimate_report.report(cpu, costs, cores=2)
     assert "no GPU; on 2 cores" in text and "min of wall time" in text

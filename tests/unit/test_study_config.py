@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from hinter import estimate
+from hinter import estimate, estimate_report
 from hinter import estimate_stages as stages
 from hinter.config import validate_config
 
@@ -51,7 +51,7 @@ def test_the_encoder_reads_all_it_is_mutated_in_and_alg3_has_no_cap(study):
 def test_the_projection_from_measured_costs_fits_90_minutes_on_2_cores(study):
     costs = estimate.load_unit_costs()
     projection = estimate.project(study, costs, shares=stages.load_measured(), device="cpu")
-    text = estimate.report(projection, costs, cores=2)
+    text = estimate_report.report(projection, costs, cores=2)
     minutes = int(re.search(r"at full use: ([\d,]+) min", text).group(1).replace(",", ""))
     assert 30 < minutes <= 90
     doc = (REPO / "docs" / "real-text-results.md").read_text(encoding="utf-8")

@@ -31,16 +31,16 @@ def add_sbic_download(sub) -> None:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from hinter import estimate
+    from hinter import estimate_report
 
-    print(estimate.run(args))
+    print(estimate_report.run(args))
     return EXIT_OK
 
 
 def add_estimate(sub) -> None:
-    from hinter import estimate
+    from hinter import estimate_report
 
-    estimate.add_arguments(
+    estimate_report.add_arguments(
         sub.add_parser("estimate", help="jobs, CPU- and GPU-hours a config will cost")
     )
 
