@@ -49,7 +49,7 @@ def test_dry_run_plans_what_the_run_then_does_and_writes_nothing(inputs, capsys)
     plan = re.search(r"plan: 12 documents, ([\d,]+) mutants in 6 suites, up to ([\d,]+) texts", err)
     assert plan, err
     assert int(plan[1].replace(",", "")) == sum(int(n.replace(",", "")) for n in suites.values())
-    assert re.search(r"projected on 2 shared CPU cores: invariant ~.*, predict ~.*; total ~", err)
+    assert re.search(r"projected on 2 idle CPU cores: invariant ~.*, predict ~.*; total ~", err)
 
     # one count of texts to predict: the originals and every mutant row (parents included),
     # which the run's plan line and its predict bar repeat (hinter.testrun.stages._mutate)

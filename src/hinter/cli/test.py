@@ -206,7 +206,9 @@ def print_summary(result) -> None:
             "–" if row.order == 1 else pct(row.hidden_rate_pct),
         )  # fmt: skip
     console.print(table)
-    quality = Table(title="Models on the originals (100% of one prediction: a constant model)")
+    quality = Table(
+        title="Models on the originals (share %: the most frequent prediction's; 100 = constant)"
+    )
     for column in ("model", "originals", "accuracy %", "macro-F1 %", "most frequent", "share %"):
         quality.add_column(column, justify="left" if column == "model" else "right", no_wrap=True)
     llm = result.quality["unparsable_share"].notna().any()

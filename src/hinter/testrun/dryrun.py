@@ -35,13 +35,13 @@ def plural(n: int, what: str) -> str:
 # A plan above this many projected minutes is "unusually large": a warning says how to cap it.
 LARGE_MINUTES = 15.0
 CHARS_PER_TOKEN = 4.0  # English under subword vocabularies (as hinter.estimate assumes)
-# Wall seconds measured by `hinter test` itself on 2 CPU cores shared with other work (load
-# average ~10), the quick start's run of 2026-11-28 (README "Quick start": 100 IMDB reviews,
-# the default cap, results/quickstart/model): invariant 1,553 mutant rows in 39 s; predict
-# 1,438 texts in 6:50 with MiniLM (6 layers, hidden 384) at 128 tokens. Conservative on an
-# idle machine, where both run several times faster.
-INVARIANT_S_PER_ROW = 39 / 1553
-ENCODER_S_PER_TEXT = 410 / 1438
+# Wall seconds measured by `hinter test` itself on 2 idle CPU cores, the quick start's run of
+# 2026-11-28 (README "Quick start": 100 IMDB reviews, the default cap, results/quickstart/model):
+# invariant 1,553 mutant rows in 6 s; predict 1,438 texts in 17 s with MiniLM (6 layers, hidden
+# 384) at 128 tokens. On a machine shared with other work it is slower: the same run took 39 s
+# and 6:50 at load average ~10.
+INVARIANT_S_PER_ROW = 6 / 1553
+ENCODER_S_PER_TEXT = 17 / 1438
 MEASURED_ENCODER = 6 * 384**2 * 128  # layers x hidden^2 x tokens of that MiniLM run
 
 
@@ -154,7 +154,10 @@ def print_plan(proj: Projection, p: TestPlan) -> None:
             times += "comes before the first request)"
     else:
         times += f", predict ~{_minutes(proj.predict_minutes)}"
-    say(f"projected on 2 shared CPU cores: {times}; total ~{_minutes(proj.minutes)}")
+    say(
+        f"projected on 2 idle CPU cores: {times}; total ~{_minutes(proj.minutes)} "
+        "(slower on a busy machine)"
+    )
 
 
 def _minutes(m: float) -> str:
