@@ -65,12 +65,13 @@ rule labe_train:
         MODELS_ENV
     threads: LABE["classifier"]["threads"]
     params:
-        name=LABE_CLF,
+        model=LABE_CLF,
+        dataset="lac",
         spec={"checkpoint": LABE["classifier"]["checkpoint"]},
         training=LABE["classifier"]["training"],
         seed=config["seed"],
     script:
-        "../scripts/labe_train.py"
+        "../scripts/train_encoder.py"
 
 
 rule labe_score:
