@@ -274,7 +274,7 @@ def write_parquet(
 # changed byte — a data page, a page header (which the page CRCs do not cover), the footer, the
 # digest itself — fails the comparison. (The Arrow schema that pyarrow also stores in the
 # footer holds the dashes, base64-encoded: it is not the digest's place.)
-_CHUNK = 1 << 20
+_CHUNK = 1 << 16  # small: hashing a large file must not raise a streamed stage's memory peak
 
 
 def _footer_span(fh: BinaryIO, size: int) -> tuple[int, bytes]:
