@@ -10,6 +10,7 @@ work; nothing else knows how progress is shown.
 
 from __future__ import annotations
 
+import atexit
 import os
 import sys
 import threading
@@ -106,9 +107,12 @@ class Progress:
             )
         self._lock = threading.Lock()
         self._done = threading.Event()
+        self._thread: threading.Thread | None = None
         period = HEARTBEAT if heartbeat is True else float(heartbeat or 0)
         if enabled and period > 0:
-            threading.Thread(target=self._beat, args=(period,), daemon=True).start()
+            self._thread = threading.Thread(target=self._beat, args=(period,), daemon=True)
+            _BEATING.add(self)
+            self._thread.start()
 
     def _beat(self, period: float) -> None:
         """Every ``period`` s: redraw the bar, or write a line when none came for that long."""
@@ -165,9 +169,19 @@ class Progress:
         else:
             print(f"hinter: {text}", file=self._stream, flush=True)
 
+    def _stop_beat(self) -> None:
+        """End the heartbeat thread and wait for it: a daemon thread that wakes while the
+        interpreter shuts down is killed inside the C runtime (the process aborts with
+        "terminate called without an active exception"), so none may outlive its Progress."""
+        self._done.set()
+        _BEATING.discard(self)
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+
     def close(self, stopped: bool = False) -> None:
         """End the stage; ``stopped``: it was interrupted, and the last line says so."""
-        self._done.set()
+        self._stop_beat()
         with self._lock:
             if self._bar is not None:
                 self._bar.close()
@@ -191,6 +205,16 @@ class Progress:
 
     def __exit__(self, kind, value, traceback) -> None:
         self.close(stopped=kind is not None)
+
+
+_BEATING: set[Progress] = set()  # stages whose heartbeat thread runs
+
+
+@atexit.register
+def _stop_heartbeats() -> None:
+    """Stop every heartbeat before the interpreter finalizes (an unclosed stage included)."""
+    for progress in list(_BEATING):
+        progress._stop_beat()
 
 
 def rate(per_second: float, unit: str) -> str:

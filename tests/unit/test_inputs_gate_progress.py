@@ -358,6 +358,19 @@ def test_a_stage_without_counts_still_says_it_is_alive():
     assert lines[-1].startswith("hinter: predict: stopped at 1/10 texts after "), lines
 
 
+def test_no_heartbeat_thread_outlives_its_stage_or_the_interpreter():
+    """A heartbeat thread that wakes while the interpreter finalizes aborts the process (a
+    demo job died with SIGABRT, "terminate called without an active exception"): close()
+    joins it, and an exit hook stops those of stages never closed."""
+    closed = progress.Progress("a", 3, stream=_io.StringIO(), heartbeat=0.01)
+    forgotten = progress.Progress("b", 3, stream=_io.StringIO(), heartbeat=0.01)
+    assert closed._thread.is_alive() and forgotten._thread.is_alive()
+    closed.close()
+    assert not closed._thread.is_alive() and closed not in progress._BEATING
+    progress._stop_heartbeats()  # what atexit runs before finalization
+    assert not forgotten._thread.is_alive() and not progress._BEATING
+
+
 def test_slow_rates_are_given_per_minute_or_hour():
     assert progress.rate(34.25, "texts") == "34.2 texts/s"
     assert progress.rate(70 / 600, "answers") == "7.0 answers/min"
