@@ -365,7 +365,9 @@ def test_a_fifo_is_not_a_regular_file_and_a_repeated_column_is_refused(files):
 def test_a_split_file_inside_the_runs_results_folder_is_refused(files):
     """An output never overwrites an input, in the workflow too: a user dataset's file inside
     results/<run>/ is where the data stage writes."""
-    inside = files / "results" / "t" / "data" / "reviews"
+    from hinter.layout import RunLayout
+
+    inside = Path(RunLayout(str(files / "results" / "t")).data_dir("reviews"))
     inside.mkdir(parents=True)
     _write(inside / "test.parquet", TEST, "parquet")
     cfg = _config(files, files={"train": "train.csv", "test": str(inside / "test.parquet")})

@@ -493,11 +493,21 @@ def _check_map_keys(rows: InputFile, column: str, mapping: dict[str, str]) -> No
     """A map none of whose labels occurs in the column is a mistake (names swapped, or the
     model's names given as the file's): say what the column holds."""
     found: set[str] = set()
+
+    def names(value: Any) -> None:  # the cells as _mapped reads them: lists, JSON lists, names
+        if isinstance(value, list):
+            for v in value:
+                names(v)
+        elif isinstance(value, str) and value.strip().startswith("["):
+            try:
+                names(json.loads(value))
+            except ValueError:
+                found.add(value.strip())
+        elif isinstance(value, str):
+            found.add(value.strip())
+
     for r in rows.rows:
-        value = r.values.get(column)
-        for v in value if isinstance(value, list) else [value]:
-            if isinstance(v, str):
-                found.add(v)
+        names(r.values.get(column))
     if found and not found & set(mapping):
         shown = ", ".join(sorted(found)[:6]) + (", …" if len(found) > 6 else "")
         raise HinterError(
