@@ -289,7 +289,9 @@ def test_hinter_test_cli_on_a_demo_model(demo_run, tmp_path):
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "inter-race+gender" in proc.stdout and "Hidden intersectional bias" in proc.stdout
+    # the terminal: rates per suite, then the pooled rates with counts and intervals (the
+    # hidden-bias examples are the report's)
+    assert "inter-race+gender" in proc.stdout and "Pooled rates" in proc.stdout
     cli_run = RunLayout(str(out))
     rates = _csv(Path(cli_run.rq_output(1, "rates_by_suite", "csv")))
     assert {r["suite"] for r in rates} >= {"atomic-race", "inter-body+gender"}
@@ -404,7 +406,9 @@ def test_the_paper_comparison_sets_the_papers_numbers_beside_the_demos(demo_run)
     assert float(i_all["paper"]) == 14.61
     assert float(i_all["run"]) == pytest.approx(float(total["error_rate_pct"]), abs=1e-4)
     lo, hi = float(i_all["run_lo"]), float(i_all["run_hi"])
-    assert i_all["within"] == ("yes" if lo <= 14.61 <= hi else "no")
+    assert lo <= float(i_all["run"]) <= hi
+    # the demo pools its own models, not the paper's: the pooled cell is shown, never judged (G6)
+    assert i_all["within"] == "not comparable (other models)"
     # every section the demo covers has its number: grammar sample, invariant, the N=3 suite
     for quantity in (
         "Grammar score of originals, intersectional sample",

@@ -64,6 +64,10 @@ def _stop(signum, frame) -> None:
 
     exc = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
     progress.request_stop(exc)
+    # The stop can land inside a finaliser (pyarrow's ParquetWriter.__del__), where Python
+    # swallows it and prints "Exception ignored in ..." at once: the run says it stopped, in one
+    # line, and the progress update that follows stops it.
+    sys.unraisablehook = _quiet
     raise exc
 
 
