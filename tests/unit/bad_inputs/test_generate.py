@@ -52,6 +52,19 @@ CASES = [
         r"--max-new-tokens: .*≥ 1, got 0",
         generate_test("--max-new-tokens", "0"),
     ),
+    # the cost cap's class (review 2026-11-28 N05, N06, N08) on the generation path too
+    Case(
+        "generate-max-cost-nan",
+        1,
+        r"--max-cost-usd: .*finite number of USD above 0, got 'nan'",
+        generate_test("--max-cost-usd", "nan"),
+    ),
+    Case(
+        "generate-prices-zero",
+        1,
+        r"--prices: .*finite, above 0\), got '0,0'",
+        generate_test("--prices", "0,0"),
+    ),
     Case("generate-seed-negative", 1, r"--seeds: .*got -1", generate_test("--seeds", "-1")),
     row("generate-persons-not-a-list", r"--persons .*: a YAML list", "name: Taylor\n"),
     row(
