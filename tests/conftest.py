@@ -38,3 +38,17 @@ def pytest_sessionfinish(session, exitstatus):
     import demo_background
 
     demo_background.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_stage_left_beating(request):
+    """A progress stage left open keeps a heartbeat thread writing into the tests that follow
+    (CI once failed a no-warning assertion on another test's "3/3 answers" line): every test
+    must close the stages it opens. Leaked ones are stopped here, and the test fails."""
+    yield
+    progress = sys.modules.get("hinter.progress")
+    if progress is None:
+        return
+    leaked = [p.desc for p in list(progress._BEATING)]
+    progress._stop_heartbeats()
+    assert not leaked, f"progress stages left open (heartbeat running): {leaked}"

@@ -21,7 +21,7 @@ import pytest
 from fake_openai import MALFORMED, FakeOpenAI, answer_for
 from llm_models import BUDGETS, write_demo_dataset
 
-from hinter import edits, io, tables
+from hinter import edits, io, progress, tables
 from hinter.errors import ConfigError
 from hinter.models import chat_openai
 from hinter.models.chat_openai import ApiError, request_key
@@ -131,6 +131,8 @@ def test_wire_format_answers_and_confidence(imdb, tokenizer_dir, tmp_path, key):
     with FakeOpenAI() as server:
         predictor = _predictor(_spec(server, tokenizer_dir), imdb, tmp_path / "cache")
         _run(predictor, imdb, suite, tmp_path / "p.parquet")
+    # the answers stage is closed: no heartbeat left to write into whatever runs next
+    assert not progress._BEATING
     body = server.requests[0]
     assert body["model"] == "gpt-test-0125" and body["temperature"] == 0 and body["n"] == 1
     assert body["max_tokens"] == 7 and body["logprobs"] is True

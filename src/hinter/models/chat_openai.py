@@ -484,16 +484,17 @@ class OpenAIChat:
             if fresh:
                 self._bill(pin, pout)
 
-        progress = Progress(self.model, len(bodies), "answers", every=30.0, bar=False)
-        try:
-            if self.concurrency <= 1 or len(bodies) <= 1:
-                for i in range(len(bodies)):
-                    one(i)
-            else:
-                self._in_workers(one, len(bodies))
-        except BaseException:
-            self._stop.set()  # Ctrl-C, SIGTERM or a fatal error: requests in flight send no more
-            raise
+        # closed on every path: an open stage's heartbeat would keep writing after the call
+        with Progress(self.model, len(bodies), "answers", every=30.0, bar=False) as progress:
+            try:
+                if self.concurrency <= 1 or len(bodies) <= 1:
+                    for i in range(len(bodies)):
+                        one(i)
+                else:
+                    self._in_workers(one, len(bodies))
+            except BaseException:
+                self._stop.set()  # Ctrl-C, SIGTERM or a fatal error: in flight sends no more
+                raise
         self.judged += len(bodies)
         self.check_failures(self.usage.failed, self.judged)
         self._warn_without_logprobs(results)

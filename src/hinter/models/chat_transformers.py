@@ -166,9 +166,9 @@ class TransformersChat:
         seqs = [np.asarray([*map(int, d), *suffix], dtype=np.int64) for d in docs]
         groups = shared_heads(seqs, self.min_head)
         out: list[dict | None] = [None] * len(docs)
-        progress = Progress("generated", len(docs), "answers", every=30.0, bar=False)
-        for block in head_blocks(groups, self.batch_size):
-            self._generate_block(frame, docs, seqs, block, out, progress)
+        with Progress("generated", len(docs), "answers", every=30.0, bar=False) as progress:
+            for block in head_blocks(groups, self.batch_size):
+                self._generate_block(frame, docs, seqs, block, out, progress)
         return out  # type: ignore[return-value]
 
     def _head_cache(self, prefix: tuple[int, ...], seqs, block: Sequence[Group], pad: int):
