@@ -286,3 +286,19 @@ def test_rq6_captions_say_how_the_runs_decode(repo):
         "all greedy: a local model's repeats are identical to the default run by design"
         in (demo["sensitivity_decoding"])
     )
+
+
+def test_a_run_without_variants_gets_headed_tables_and_drawn_figures(tmp_path):
+    """No model with ``sensitivity`` variants or thresholds (config/study.yaml): every RQ6 CSV
+    keeps its header, so the figure rule reads it and draws the "no variants" panel (the study
+    once failed on a one-byte variants.csv)."""
+    tables_dir, figures_dir = tmp_path / "tables", tmp_path / "figures"
+    rq6.write_tables(
+        [], [], tables_dir, models=["llama"], datasets=["imdb"], variant_names=["default"],
+        thresholds=[0.5], rule=rates.EXCLUDE, stats=STATS,
+    )  # fmt: skip
+    header = (tables_dir / "variants.csv").read_text().splitlines()
+    assert header[0].startswith("model,dataset,variant,groups,decided,errors")
+    assert "error_rate_vs_default_p_value" in header[0] and len(header) == 1
+    written = rq6_plots.write_figures(tables_dir, figures_dir, rates.EXCLUDE)
+    assert {p.stem for p in written} == {"fig11", "fig12"}

@@ -80,6 +80,9 @@ def variant_counts(files: Sequence[OutcomeFile], order: int = 2) -> pd.DataFrame
     return intervals.combine_document_counts(parts, ["model", "dataset", "variant", "doc_id"])
 
 
+VERSUS = ("difference", "low", "high", "p_value", "significant")  # each variant vs default
+
+
 def variants(
     doc_counts: pd.DataFrame,
     models: Sequence[str],
@@ -111,7 +114,7 @@ def variants(
         default = doc_counts[sides & (doc_counts["variant"] == DEFAULT_VARIANT)]
         mine = doc_counts[sides & (doc_counts["variant"] == r["variant"])]
         for rate in RATES:
-            for c in ("difference", "low", "high", "p_value", "significant"):
+            for c in VERSUS:
                 record[f"{rate}_vs_default_{c}"] = None
         if r["variant"] != DEFAULT_VARIANT and len(default):
             compared = statistics.compare_rates(mine, default, **stats).set_index("rate")
@@ -126,7 +129,11 @@ def variants(
                     f"{r['variant']} vs default", rate, row
                 )
         records.append(record)
-    csv = pd.DataFrame([{k: v for k, v in r.items() if not k.startswith("_")} for r in records])
+    columns = [*keys, "groups", "decided", "errors", "hidden_base", "hidden"]
+    columns += intervals.percent_columns(RATES)
+    columns += [f"{rate}_vs_default_{c}" for rate in RATES for c in VERSUS]
+    # the header even without a row: a run with no variants still gets a CSV its figure reads
+    csv = pd.DataFrame([{k: r[k] for k in columns} for r in records], columns=columns)
     sections = []
     for (model, dataset), part in _by_run(records):
         md = pd.DataFrame(
