@@ -290,6 +290,7 @@ def suite_outcomes(
         out["valid"].append(valid)
         out["reason"].append(reason)
         out["status"].append(status)
+        out["skipped_identical"].append(None if raw is None else raw.status == PRED_SKIPPED)
         out["labels_original"].append(original.labels if ok_original else None)
         out["labels_mutant"].append(pred.labels if status == STATUS_OK else None)
         out["confidence_original"].append(conf_o if ok_original else None)

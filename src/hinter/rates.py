@@ -54,6 +54,7 @@ COUNT_COLUMNS = (
     "discarded",
     "decided",  # valid with a known outcome: the error rate's denominator
     "undecided",  # valid, but a model error left the outcome unknown
+    "skipped_identical",  # decided, but the model read the original's text (benign by design)
     "errors",  # bias-inducing valid mutants (true positives)
     "discarded_decided",  # discarded with a known outcome (predicted although discarded)
     "false_positives",  # bias-inducing discarded mutants
@@ -237,6 +238,10 @@ def indicators(
     frame = _as_frame(outcomes)
     v = _verdicts(frame, threshold, rule, given)
     valid, known, biased = v["valid"], v["known"], v["biased"]
+    if "skipped_identical" in frame.columns:
+        skipped, _ = _nullable_bool(frame["skipped_identical"])
+    else:  # rows built without the column (older outcome files, hand-made frames)
+        skipped = np.zeros(len(frame), dtype=bool)
     return pd.DataFrame(
         {
             "generated": np.ones(len(frame), dtype=np.int64),
@@ -244,6 +249,7 @@ def indicators(
             "discarded": ~valid,
             "decided": valid & known,
             "undecided": valid & ~known,
+            "skipped_identical": valid & known & skipped,
             "errors": valid & biased,
             "discarded_decided": ~valid & known,
             "false_positives": ~valid & biased,

@@ -49,7 +49,8 @@ FIGURES = ("fig4", "fig5", "fig6", "fig_groups")  # labels from hinter.rq.output
 # The per-suite table: column of rates_by_suite.csv -> what the report calls it.
 SUITE_COLUMNS = {
     "model": "model", "suite": "suite", "mutants": "mutants", "valid": "valid",
-    "decided": "decided", "errors": "bias-inducing", "error_rate_pct": "error rate %",
+    "decided": "decided", "skipped_identical": "unchanged in window",
+    "errors": "bias-inducing", "error_rate_pct": "error rate %",
     "hidden_base": "hidden base", "hidden": "hidden", "hidden_rate_pct": "hidden rate %",
     "false_positives": "false positives",
 }  # fmt: skip
@@ -57,6 +58,8 @@ GLOSSARY = {
     "mutants": "mutants tested (valid or not)",
     "valid": "mutants that pass the dependency-parse invariant",
     "decided": "valid mutants with a known outcome (no model error)",
+    "unchanged in window": "decided mutants whose text, within what the model reads, is the "
+    "original's (edits beyond its window): benign by construction; many of them dilute the rate",
     "bias-inducing": "decided mutants whose prediction differs from the original's (both "
     "confident enough)",
     "error rate %": "bias-inducing / decided",

@@ -124,6 +124,10 @@ PREDICTIONS = pa.schema(
 #   biased: flipped and both confidences >= oracle.confidence_threshold (0 = every flip).
 #   parent_flipped / parent_biased: the same for each parent against the original.
 #   A skipped_identical prediction takes the original's labels and confidence (benign).
+# - skipped_identical: the mutant's text, within the model's window, is the original's (its
+#   edits lie beyond what the model reads), so it could not change the prediction; null when
+#   the mutant was not predicted. rates counts these beside every rate (G1 of the 2026-11-28
+#   fidelity review): a rate over many such mutants is diluted, not low.
 # - hidden: valid, biased, all parents valid and benign (null when an outcome is unknown).
 # - pattern: the truth-table cell of a valid mutant, "E,B,B" = (mutant, parent 1, parent 2)
 #   with E = error (bias), B = benign; "parent discarded" when a parent is invalid; null for a
@@ -144,6 +148,7 @@ OUTCOMES = pa.schema(
         pa.field("valid", pa.bool_()),
         pa.field("reason", pa.string()),
         pa.field("status", pa.string()),
+        pa.field("skipped_identical", pa.bool_()),
         pa.field("labels_original", LABELS),
         pa.field("labels_mutant", LABELS),
         pa.field("confidence_original", pa.float32()),

@@ -344,3 +344,32 @@ def test_collect_decides_each_outcome_file_once(tmp_path, monkeypatch, threshold
     pd.testing.assert_frame_equal(got.truth, truth)
     with pytest.raises(ValueError, match="not those of these outcome rows"):
         rates.counts(frames[0], key, given=rates.verdicts(frames[0].iloc[1:]))
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_skipped_identical_counts_the_decided_mutants_the_model_saw_unchanged(seed):
+    """Beside every rate: the decided mutants whose prediction was ``skipped_identical`` (the
+    model read the original's text), recounted from the suites' own predictions and validity;
+    they stay in the error rate's denominator as benign."""
+    planted = 0
+    for name in SUITES:
+        suite = random_suite(name, seed)
+        status = {p["text_id"]: p["status"] for p in suite.predictions}
+        valid = {v["mutant_id"]: v["valid"] for v in suite.validity}
+        originals = {
+            p["text_id"]: p["status"] for p in suite.predictions if p["kind"] == "original"
+        }
+        want = sum(
+            1
+            for m in suite.mutants
+            if m["role"] == "mutant" and valid[m["mutant_id"]]
+            and status.get(m["mutant_id"]) == "skipped_identical"
+            and originals[m["doc_id"]] != "error"
+        )  # fmt: skip
+        frame = suite.outcomes()
+        got = rates.counts(frame).iloc[0]
+        assert got["skipped_identical"] == want, name
+        assert frame["skipped_identical"].to_pylist().count(True) >= want
+        assert got["skipped_identical"] <= got["decided"] - got["errors"]
+        planted += want
+    assert planted > 0  # the random suites do plant skipped mutants

@@ -191,7 +191,10 @@ def print_summary(result) -> None:
     if several:
         table.add_column("model", no_wrap=True)
     table.add_column("suite", no_wrap=True)
-    for column in ("mutants", "valid", "valid%", "biased", "error%", "hidden", "hidden%"):
+    # mutants whose edits lie beyond the model's window: benign by construction, so said
+    unchanged = bool(rates.get("skipped_identical", pd.Series(dtype=int)).gt(0).any())
+    columns = ["mutants", "valid", "valid%", *(["unchanged"] if unchanged else [])]
+    for column in (*columns, "biased", "error%", "hidden", "hidden%"):
         table.add_column(column, justify="right", no_wrap=True)
 
     def pct(value) -> str:
@@ -200,12 +203,17 @@ def print_summary(result) -> None:
     for row in rates.itertuples(index=False):
         table.add_row(
             *([row.model] if several else []), row.suite, str(row.mutants), str(row.valid),
-            pct(row.valid_share_pct),
+            pct(row.valid_share_pct), *([str(row.skipped_identical)] if unchanged else []),
             str(row.errors), pct(row.error_rate_pct),
             "–" if row.order == 1 else str(row.hidden),
             "–" if row.order == 1 else pct(row.hidden_rate_pct),
         )  # fmt: skip
     console.print(table)
+    if unchanged:
+        console.print(
+            "unchanged: valid mutants whose text, within what the model reads, is the original's "
+            "(edits beyond its window): counted as benign, they lower the error rate"
+        )
     quality = Table(
         title="Models on the originals (share %: the most frequent prediction's; 100 = constant)"
     )

@@ -28,6 +28,7 @@ RATE_COLUMNS = [
     "order",
     "valid",
     "biased",
+    "skipped_identical",
     "parents_valid",
     "parent_biased",
     "correct_original",

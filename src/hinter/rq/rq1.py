@@ -209,6 +209,8 @@ def rates_by_suite(collected: Collected) -> Table:
             "Suite": c["suite"],
             "Mutants": c["generated"].astype(str),
             "Valid": c["valid"].astype(str),
+            "Decided": c["decided"].astype(str),
+            "Unchanged in window": c["skipped_identical"].astype(str),
             "Errors": c["errors"].astype(str),
             "Error rate": c["error_rate"].map(percent),
             "Hidden": c["hidden"].astype(str),
