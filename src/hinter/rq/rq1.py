@@ -34,6 +34,19 @@ NOT_TESTED = "N/A"
 # Between the tables' definitions (workflow/report/rq1/*.rst, hinter.rq.definitions) and the
 # interval sentence: what the grid's two marks mean.
 LEGEND = f"{NOT_TESTED} = not tested; – = nothing to divide."
+# In every caption that shows a model's rates, per model that gave every tested original one
+# label set (review 2026-11-28 G12): its 0% is not "unbiased".
+CONSTANT_NOTE = (
+    "constant model: {model} on {dataset} predicted one label set for every tested original; "
+    "its rates say nothing about bias."
+)
+
+
+def constant_note(collected: Collected) -> str:
+    """The caption sentences that name the constant models (empty: none)."""
+    return " ".join(CONSTANT_NOTE.format(model=m, dataset=d) for m, d in collected.constant)
+
+
 # Under each order of the truth table: its hidden count beside the original artifact's.
 ARTIFACT_NOTE = prose(
     """Hidden intersectional bias ({cell}): {hidden} of {base} bias-inducing mutants with valid
@@ -128,7 +141,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
         csv,
         document(
             f"Table 3 — intersectional (N={order}) and hidden error rates",
-            caption(1, "table3", LEGEND, boot.describe()),
+            caption(1, "table3", LEGEND, boot.describe(), constant_note(collected)),
             markdown_table(md, right=[*collected.models, TOTAL]),
         ),
     )
@@ -177,7 +190,7 @@ def atomic_rates(
             [
                 document(
                     "Atomic error rates",
-                    caption(1, "atomic_rates", boot.describe()),
+                    caption(1, "atomic_rates", boot.describe(), constant_note(collected)),
                     markdown_table(md, right=[*collected.models, TOTAL]),
                 ),
                 f"## Intersectional (N={order}) vs atomic",
@@ -222,7 +235,7 @@ def rates_by_suite(collected: Collected) -> Table:
         csv,
         document(
             "Counts and rates per suite",
-            caption(1, "rates_by_suite"),
+            caption(1, "rates_by_suite", constant_note(collected)),
             markdown_table(md, right=list(md.columns[3:])),
         ),
     )
@@ -282,7 +295,7 @@ def distinct_originals(
         csv,
         document(
             "Distinct bias-inducing originals",
-            caption(1, "distinct_originals", boot.describe()),
+            caption(1, "distinct_originals", boot.describe(), constant_note(collected)),
             markdown_table(pd.DataFrame(rows), right=kinds),
         ),
     )
