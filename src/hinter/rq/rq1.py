@@ -47,6 +47,16 @@ def constant_note(collected: Collected) -> str:
     return " ".join(CONSTANT_NOTE.format(model=m, dataset=d) for m, d in collected.constant)
 
 
+def constant_models(grid: pd.DataFrame, collected: Collected) -> list[str]:
+    """Per grid row, the constant models among the (model, dataset) cells it pools ("; ",
+    empty: none): the CSV column paper_vs_run reads to leave such a row unjudged."""
+    return [
+        "; ".join(sorted({m for m, d in collected.constant if dataset in (ALL, d)
+                          and model in (TOTAL, m)}))
+        for dataset, model in zip(grid["dataset"], grid["model"], strict=True)
+    ]  # fmt: skip
+
+
 # Under each order of the truth table: its hidden count beside the original artifact's.
 ARTIFACT_NOTE = prose(
     """Hidden intersectional bias ({cell}): {hidden} of {base} bias-inducing mutants with valid
@@ -131,6 +141,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
             "hidden": grid["hidden"],
             **_pct(grid, "hidden_rate"),
             "documents": grid["documents"],
+            "constant": constant_models(grid, collected),
         }
     )
     error, hidden = _cell("error_rate"), _cell("hidden_rate")
@@ -171,6 +182,7 @@ def atomic_rates(
             "p_value": grid["p_value"],
             "significant": grid["significant"].map({True: "yes", False: "no"}),
             "documents": grid["documents"],
+            "constant": constant_models(grid, collected),
         }
     )
     md = _grid_markdown(grid, collected.models, collected.datasets, _cell("error_rate"))
