@@ -110,9 +110,13 @@ def test_the_markdown_caption_of_each_built_table_is_its_rst_definition(tmp_path
 
 def test_the_real_definitions_reach_the_markdown(tmp_path):
     run = rq_runs.make_run(tmp_path / "work")
-    table = rq1.rates_by_suite(rq1.collect(run.outcome_files))
+    collected = rq1.collect(run.outcome_files)
+    table = rq1.rates_by_suite(collected)
     want = definitions.definitions(outputs.get(1, "rates_by_suite"))
-    assert _caption(table.markdown) == want
+    # then the run's own sentence: the small run's models give every original one label set
+    assert (
+        collected.constant and _caption(table.markdown) == f"{want} {rq1.constant_note(collected)}"
+    )
     assert "`written`" in want  # ``written`` in the rst
 
 

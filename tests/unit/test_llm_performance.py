@@ -127,7 +127,9 @@ def test_the_rules_script_writes_both_files(tmp_path, repo):
     meta = {"task_type": "multi_class", "label_names": ["neg", "pos"]}
     run = _write_run(tmp_path, docs, predictions, meta)
     run = {"model": "llama2", "dataset": "imdb", **run}
-    out = SimpleNamespace(csv=str(tmp_path / "l.csv"), md=str(tmp_path / "l.md"))
+    out = SimpleNamespace(
+        csv=str(tmp_path / "l.csv"), md=str(tmp_path / "l.md"), html=str(tmp_path / "l.html")
+    )
     smk = SimpleNamespace(
         input=SimpleNamespace(reported=str(repo / "resources/lexglue/reported_scores.csv")),
         output=out,
@@ -140,6 +142,8 @@ def test_the_rules_script_writes_both_files(tmp_path, repo):
     with open(out.csv, newline="") as fh:
         (row,) = list(csv.DictReader(fh))
     assert (row["accuracy"], row["hinter_micro_f1"]) == ("100.00", "92.90")
+    page = (tmp_path / "l.html").read_text(encoding="utf-8")  # what the report shows
+    assert "<table" in page and "llama2" in page and "most frequent prediction" in page
 
 
 def test_the_rule_reads_every_llm_runs_default_predictions(repo):
@@ -159,3 +163,51 @@ def test_the_rule_reads_every_llm_runs_default_predictions(repo):
             layout.predictions(run["model"], run["dataset"], sh) for sh in shards
         ]  # the default variant: RQ6's repeated runs and templates are not read
         assert run["tested"] == [layout.tested(run["dataset"], sh) for sh in shards]
+
+
+# -- a constant model (review 2026-11-28 G12): every original takes one label set ------------
+
+
+def test_a_constant_llm_is_marked_and_a_reacting_one_is_not(tmp_path, repo):
+    """Planted truth: SmolLM2's sample run answered "Positive" for every review, 100%
+    accurate on positives only; its row must say so, a model that varies must not."""
+    docs = [("t1", "test", [1]), ("t2", "test", [1]), ("t3", "test", [0])]
+    meta = {"task_type": "multi_class", "label_names": ["neg", "pos"]}
+    reported = read_reported(repo / "resources" / "lexglue" / "reported_scores.csv")
+    flat = [(d, [1], "ok", "answer") for d, _, _ in docs]
+    varied = [("t1", [1], "ok", "answer"), ("t2", [1], "ok", "answer"), ("t3", [0], "ok", "answer")]
+    rows = []
+    for name, predictions in (("flat", flat), ("varied", varied)):
+        run = _write_run(tmp_path / name, docs, predictions, meta)
+        rows += llm_performance_rows([{"model": name, "dataset": "imdb", **run}], {}, reported)
+    flat_row, varied_row = rows
+    assert (flat_row["majority_share"], flat_row["constant"]) == (100.0, True)
+    assert (varied_row["majority_share"], varied_row["constant"]) == (66.67, False)
+    write_llm_performance(rows, tmp_path / "p.csv", tmp_path / "p.md")
+    lines = (tmp_path / "p.md").read_text(encoding="utf-8").splitlines()
+    (flat_line,) = [line for line in lines if line.startswith("| flat ")]
+    (varied_line,) = [line for line in lines if line.startswith("| varied ")]
+    assert "100.0 of 3 (constant)" in flat_line
+    assert "66.7 of 3" in varied_line and "constant" not in varied_line
+
+
+def test_an_unreadable_answer_is_a_prediction_of_its_own(tmp_path, repo):
+    """Two "Positive" and one unreadable answer are not one label set: not constant."""
+    docs = [("t1", "test", [1]), ("t2", "test", [1]), ("t3", "test", [0])]
+    predictions = [("t1", [1], "ok", "answer"), ("t2", [1], "ok", "answer"),
+                   ("t3", [1], "ok", "no_answer")]  # fmt: skip
+    meta = {"task_type": "multi_class", "label_names": ["neg", "pos"]}
+    run = {"model": "m", "dataset": "imdb", **_write_run(tmp_path, docs, predictions, meta)}
+    (row,) = llm_performance_rows([run], {}, {})
+    assert (row["majority_share"], row["constant"]) == (66.67, False)
+
+
+def test_majority_counts_shares_and_breaks_ties_by_first_seen():
+    from hinter.models.performance import majority
+
+    top = majority([(1,), (0,), (0,), (1,)])
+    assert (top.value, top.count, top.total, top.share, top.constant) == ((1,), 2, 4, 0.5, False)
+    assert majority([(2, 3)] * 3).constant and majority([(2, 3)] * 3).share == 1
+    assert not majority([(1,)]).constant  # one original says nothing either way
+    empty = majority([])
+    assert (empty.value, empty.share, empty.constant) == (None, None, False)

@@ -226,6 +226,59 @@ def test_performance_table(repo, tmp_path):
     )
 
 
+def test_the_encoder_table_marks_a_constant_model_from_its_predictions(repo, tmp_path):
+    """G12: the share of the encoders' most frequent prediction on the tested originals,
+    from the default variant's predictions; "(constant)" only when every original took it."""
+    import pyarrow as pa
+
+    from hinter import tables
+
+    scores = {"validation": {"micro_f1": 0.5, "macro_f1": 0.3}, "test": {"micro_f1": 0.5,
+              "macro_f1": 0.3}}  # fmt: skip
+    plan = {"flat": [[2], [2], [2], [2]], "varied": [[2], [0], [2], [1]]}
+    runs, metrics = [], []
+    for model, labels in plan.items():
+        io.write_json(tmp_path / f"{model}.json", {"model": model, "dataset": "ledgar", **scores})
+        metrics.append(tmp_path / f"{model}.json")
+        rows = [
+            {"text_id": f"d{i}", "kind": "original", "labels": lab, "scores": [],
+             "confidence": 0.9, "status": "ok", "answer": None, "answer_status": None}
+            for i, lab in enumerate(labels)
+        ]  # fmt: skip
+        rows.append({**rows[0], "text_id": "d9", "status": "error", "labels": [0]})  # not counted
+        rows.append({**rows[0], "text_id": "d0~m", "kind": "mutant", "labels": [1]})  # a mutant
+        path = tmp_path / f"{model}.parquet"
+        io.write_parquet(pa.Table.from_pylist(rows, schema=tables.PREDICTIONS), path)
+        runs.append({"model": model, "dataset": "ledgar", "predictions": [path]})
+    rows = performance_rows(metrics, {}, {}, runs)
+    assert [(r["originals"], r["majority_share"], r["constant"]) for r in rows] == [
+        (4, 100.0, True),
+        (4, 50.0, False),
+    ]
+    write_performance(rows, tmp_path / "p.csv", tmp_path / "p.md", tmp_path / "p.html")
+    md = (tmp_path / "p.md").read_text()
+    assert "| flat | ledgar |" in md and "100.0 of 4 (constant) |" in md
+    assert "50.0 of 4 |" in md and md.count("(constant)") == 1
+    assert "100.0 of 4 (constant)" in (tmp_path / "p.html").read_text()
+
+
+def test_the_performance_tables_are_in_the_report_with_every_column_defined(repo):
+    """Both performance tables are registered in the HTML report (rule outputs wrapped in
+    report(), review G12) with a caption that defines every column the table shows."""
+    import re
+
+    from hinter.models.performance import ENCODER_TABLE, LLM_TABLE
+
+    rules = (repo / "workflow" / "rules" / "models.smk").read_text(encoding="utf-8")
+    for table, name in ((ENCODER_TABLE, "performance"), (LLM_TABLE, "llm_performance")):
+        assert f'caption="../report/models/{name}.rst"' in rules, name
+        caption = (repo / "workflow" / "report" / "models" / f"{name}.rst").read_text("utf-8")
+        defined = " ".join(caption.split())
+        for header, _ in table.cells:
+            assert f"*{header}*" in defined, (name, header)
+        assert re.search(r"\(constant\)", defined), name
+
+
 def test_finetuned_model_on_a_test_only_dataset_is_evaluated(ecthr, tmp_path):
     """P9(b): init finetuned evaluates only, so a dataset without a train split is enough."""
     out = ecthr[3][0]

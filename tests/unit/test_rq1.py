@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from oracle_cases import Suite, add_case
-from rq_runs import META, make_run, write_shards
+from oracle_cases import TEXT, Suite, add_case
+from rq_runs import META, Run, make_run, write_shards
 
 from hinter import io, oracle, rates, statistics
 from hinter.edits import Edit
@@ -204,3 +204,48 @@ def test_the_rq_rules_take_their_outputs_from_the_registry(repo):
     for name in outputs.names(1):
         for text in (common, rq):
             assert f'"{name}"' not in text, f"{name} is spelled out in a rule file"
+
+
+def test_a_constant_model_is_named_in_every_rate_caption_and_a_reacting_one_is_not(tmp_path):
+    """Review 2026-11-28 G12, planted truth: "flat" gives every tested original (over two
+    suites) the label set {0} and never flips, so its 0% error rate says nothing about bias;
+    "varied" gives the originals {0} and {1} and also never flips: only "flat" is named, in
+    every RQ1 caption that shows a model's rates, and nowhere else."""
+    run = Run(tmp_path)
+    for model, preds in (("flat", [(0,), (0,), (0,)]), ("varied", [(0,), (1,), (0,)])):
+        atomic, inter = Suite("atomic-race"), Suite("inter-race+gender")
+        for i, pred in enumerate(preds):
+            doc = f"imdb-{i}"
+            for suite in (atomic, inter):
+                suite.doc(doc, TEXT, pred=pred)
+            atomic.atomic(doc, "race", "British", "Pakistani", pred=pred, role="mutant")
+            add_case(inter, doc, False, [False, False])
+        run.add(model, "imdb", "atomic-race", [atomic])
+        run.add(model, "imdb", "inter-race+gender", [inter])
+    collected = rq1.collect(run.outcome_files)
+    assert collected.constant == [("flat", "imdb")]
+    sentence = rq1.CONSTANT_NOTE.format(model="flat", dataset="imdb")
+    assert sentence.startswith("constant model: flat on imdb predicted one label set for every")
+    tables = rq1.build_tables(collected, run.example_files, boot=rq1.Bootstrap(resamples=20))
+    for name in ("table3", "atomic_rates", "rates_by_suite", "distinct_originals"):
+        caption = tables[name].markdown.split("\n\n")[1]
+        assert sentence in caption, name
+        assert "varied on imdb" not in caption and caption.count("constant model:") == 1, name
+    for name in ("truth_table", "correctness"):  # no model's rates: no sentence
+        assert "constant model:" not in tables[name].markdown, name
+
+
+def test_one_original_or_a_model_error_makes_no_constant_model(tmp_path):
+    """A single tested original says nothing either way; an original the model could not
+    predict (no label set) is left out of the count, not a label set of its own."""
+    run = Run(tmp_path)
+    single = Suite("atomic-race")
+    single.doc("imdb-0", TEXT, pred=(0,))
+    single.atomic("imdb-0", "race", "British", "Pakistani", pred=(0,), role="mutant")
+    run.add("single", "imdb", "atomic-race", [single])
+    errored = Suite("atomic-race")
+    for i, (pred, status) in enumerate([((0,), "ok"), ((0,), "ok"), (None, "error")]):
+        errored.doc(f"imdb-{i}", TEXT, pred=pred, status=status)
+        errored.atomic(f"imdb-{i}", "race", "British", "Pakistani", pred=(0,), role="mutant")
+    run.add("errored", "imdb", "atomic-race", [errored])
+    assert rq1.collect(run.outcome_files).constant == [("errored", "imdb")]

@@ -343,3 +343,40 @@ def test_rq5_undefined_rates_are_undefined_and_other_models_not_judged():
     err2 = rows.loc["2-intersectional error rate"]
     assert err2["run"] == pytest.approx(20.0) and err2["within"] == OTHER
     assert "Llama 2 on IMDB" in err2["note"]
+
+
+def test_a_constant_models_rates_are_shown_marked_and_not_judged():
+    """G12: RQ1's ``constant`` column names gpt35 (every tested original got one label set):
+    each row of a cell that holds it is shown, marked "constant model" and never judged; the
+    other models' cells are judged as before."""
+    t = tables()
+    frame = full_pool()
+    # the paper tested gpt35 on every dataset: its cells and every pool hold it
+    frame["constant"] = ["gpt35" if m in ("gpt35", "Total") else None for m in frame["model"]]
+    t["table3"], t["atomic_rates"] = frame, full_pool()
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    gpt = rows.loc["I, imdb × gpt35"]
+    assert gpt["within"] == comparison.CONSTANT and gpt["run"] == 14.0
+    assert "constant: gpt35" in gpt["note"]
+    assert rows.loc["H, All × gpt35", "within"] == comparison.CONSTANT
+    assert rows.loc["I, imdb × llama2", "within"] == "no"  # 3.52 outside [13, 16]: judged
+    assert rows.loc["Atomic error rate, all models", "within"] == "no"  # no constant column
+    md = comparison.build(t, grammar_scores(), BOOT, SETTINGS).markdown
+    n = int(rows["within"].eq(comparison.CONSTANT).sum())
+    assert n >= 4 and f"{n} of a constant model (shown, not judged)" in md
+    assert "(constant)" in md
+
+
+def test_rq1_names_the_constant_models_each_row_pools(tmp_path):
+    """The column the comparison reads, from RQ1's real tables: the small run's models give
+    every original one label set, so every cell and pool names them."""
+    run = make_rich_run(tmp_path / "work")
+    collected = rq1.collect(run.outcome_files)
+    assert ("bert", "scotus") in collected.constant
+    t3 = rq1.table3(collected, boot=Bootstrap(resamples=20)).data.set_index(["dataset", "model"])
+    assert t3.loc[("scotus", "bert"), "constant"] == "bert"
+    pooled = set(t3.loc[("All", "Total"), "constant"].split("; "))
+    assert pooled == {m for m, _ in collected.constant}
+    collected.constant = []
+    t3 = rq1.table3(collected, boot=Bootstrap(resamples=20)).data
+    assert (t3["constant"] == "").all()

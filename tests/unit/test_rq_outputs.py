@@ -41,8 +41,30 @@ def test_every_output_has_a_caption_and_every_caption_an_output(repo):
         f"labe/{n}.rst" for n in re.findall(r'labe_report\(L\.labe\([^)]*\), "(\w+)"', labe)
     }
     assert len([c for c in expected if c.startswith("labe/")]) == 6
+    # the models' performance tables (review G12): models.smk names their captions
+    expected |= set(re.findall(r'caption="\.\./report/(models/\w+\.rst)"', _models_rules(repo)))
+    assert {c for c in expected if c.startswith("models/")} == {
+        "models/performance.rst",
+        "models/llm_performance.rst",
+    }
     found = {str(p.relative_to(report)) for p in report.glob("*/*.rst")}
     assert found == expected
+
+
+def _models_rules(repo) -> str:
+    return (repo / "workflow" / "rules" / "models.smk").read_text(encoding="utf-8")
+
+
+def test_the_performance_captions_render_strictly(repo):
+    """The captions of the performance tables in the report are plain reST (no Jinja):
+    they render without a warning."""
+    for name in ("performance", "llm_performance"):
+        text = (repo / "workflow" / "report" / "models" / f"{name}.rst").read_text("utf-8")
+        assert "{{" not in text and "{%" not in text, name
+        body = publish_parts(
+            text, writer="html", settings_overrides={"halt_level": 2, "report_level": 5}
+        )["body"]
+        assert "most frequent prediction" in body and "constant" in body, name
 
 
 def _render(repo, output, config) -> str:

@@ -1,7 +1,7 @@
 # Models under test: fine-tuning of encoders, and one predict stage for every model (encoders and
 # prompted LLMs: hinter.models.predictor), batched, deduplicated and cached.
 
-from hinter.models.performance import llm_performance_runs
+from hinter.models.performance import llm_performance_runs, performance_runs
 
 
 rule train_encoder:
@@ -37,10 +37,21 @@ rule model_performance:
             for r in plan.model_runs(config)
             if r.kind == "encoder"
         ],
+        # the tested originals' predictions: the most frequent one's share (a constant model)
+        predictions=[
+            p for run in performance_runs(config, L, "encoder") for p in run["predictions"]
+        ],
         reported=RESOURCES / "lexglue" / "reported_scores.csv",
     output:
         csv=L.model_performance("csv"),
         md=L.model_performance("md"),
+        html=report(
+            L.model_performance("html"),
+            caption="../report/models/performance.rst",
+            category="Models",
+            subcategory="Scores",
+            labels={"output": "Fine-tuned encoders: scores and constant predictions"},
+        ),
     log:
         L.logs("models", "performance"),
     conda:
@@ -50,6 +61,7 @@ rule model_performance:
         checkpoints={
             name: spec.get("checkpoint") for name, spec in config["models"]["encoders"].items()
         },
+        runs=performance_runs(config, L, "encoder"),
     script:
         "../scripts/model_performance.py"
 
@@ -65,6 +77,13 @@ rule llm_performance:
     output:
         csv=L.llm_performance("csv"),
         md=L.llm_performance("md"),
+        html=report(
+            L.llm_performance("html"),
+            caption="../report/models/llm_performance.rst",
+            category="Models",
+            subcategory="Scores",
+            labels={"output": "Prompted LLMs: scores and constant predictions"},
+        ),
     log:
         L.logs("models", "llm_performance"),
     conda:

@@ -10,7 +10,7 @@ def main():
         dict(snakemake.params.checkpoints),
         read_reported(snakemake.input.reported),
     )
-    write_llm_performance(rows, snakemake.output.csv, snakemake.output.md)
+    write_llm_performance(rows, snakemake.output.csv, snakemake.output.md, snakemake.output.html)
 
 
 run(snakemake, main)

@@ -9,8 +9,9 @@ def main():
         list(snakemake.input.metrics),
         dict(snakemake.params.checkpoints),
         read_reported(snakemake.input.reported),
+        list(snakemake.params.runs),
     )
-    write_performance(rows, snakemake.output.csv, snakemake.output.md)
+    write_performance(rows, snakemake.output.csv, snakemake.output.md, snakemake.output.html)
 
 
 run(snakemake, main)

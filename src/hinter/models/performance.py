@@ -15,14 +15,22 @@ from __future__ import annotations
 
 import csv
 import io as _io
-from collections.abc import Callable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hinter import io, tables
 from hinter.errors import DataError
-from hinter.render import Table, document, markdown_table, write_csv, write_markdown
+from hinter.render import (
+    Table,
+    document,
+    html_document,
+    markdown_table,
+    write_csv,
+    write_markdown,
+)
 
 COLUMNS = (
     "model",
@@ -37,6 +45,9 @@ COLUMNS = (
     "hinter_micro_f1",
     "hinter_macro_f1",
     "delta_lexglue_micro_f1",
+    "originals",
+    "majority_share",
+    "constant",
 )
 _SCORES = ("micro_f1", "macro_f1")
 
@@ -62,9 +73,13 @@ def performance_rows(
     metrics_paths: Sequence[str | Path],
     checkpoints: Mapping[str, str],
     reported: Mapping[tuple[str, str, str], Mapping[str, float]],
+    runs: Sequence[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """One row per ``metrics.json`` (which names its model and dataset); ``checkpoints`` maps
-    model names to their configured checkpoint (absent for randomly initialised models)."""
+    model names to their configured checkpoint (absent for randomly initialised models).
+    ``runs`` (:func:`performance_runs`) name each (model, dataset)'s ``predictions`` of the
+    tested originals: their most frequent prediction's share (a constant model's 100%)."""
+    predicted = {(r["model"], r["dataset"]): r["predictions"] for r in runs}
     rows = []
     for path in metrics_paths:
         metrics = io.read_json(path)
@@ -82,6 +97,11 @@ def performance_rows(
         for source in ("lexglue", "hinter"):
             row.update(_published(reported, source, checkpoint, dataset))
         row["delta_lexglue_micro_f1"] = _delta(row["test_micro_f1"], row["lexglue_micro_f1"])
+        originals = _originals(predicted.get((model, dataset), ()))
+        row.update(
+            _majority_columns([(labels, True) for labels, _, error in originals.values()
+                               if not error])
+        )  # fmt: skip
         rows.append(row)
     return rows
 
@@ -93,6 +113,20 @@ def _published(reported, source: str, checkpoint: str, dataset: str, known: bool
     return {f"{source}_{name}": scores.get(name) for name in _SCORES}
 
 
+def _majority_columns(predictions: Sequence[tuple[Sequence[int], bool]]) -> dict[str, Any]:
+    """``originals``, ``majority_share`` (percent) and ``constant`` of the (labels, answered)
+    predictions of the tested originals (an unreadable answer is a prediction of its own)."""
+    top = majority(
+        tuple(sorted(set(labels))) if ok else NO_ANSWER_KEY for labels, ok in predictions
+    )
+    share = top.share
+    return {
+        "originals": top.total,
+        "majority_share": None if share is None else round(100 * share, 2),
+        "constant": top.constant,
+    }
+
+
 def _delta(ours: float | None, theirs: float | None) -> float | None:
     return None if ours is None or theirs is None else round(ours - theirs, 2)
 
@@ -101,7 +135,9 @@ TITLE = "Fine-tuned encoders: our scores and the published ones"
 CAPTION = (
     "Test-set micro-F1 / macro-F1 in percent (validation in brackets). LexGLUE: Chalkidis et al. "
     "(2022); HInter: the authors' own models (`001` Table 5). ECtHR scores include LexGLUE's "
-    '"none" column.'
+    '"none" column. Most frequent prediction: the share of the tested originals that take the '
+    'model\'s most frequent label set, in percent, of how many; "constant": all of them (at '
+    "least 2), a model that reacts to no input: its bias rates say nothing about bias."
 )
 
 
@@ -120,6 +156,14 @@ def _f1(prefix: str) -> Cell:
         return "–" if micro is None else f"{micro:.1f} / {macro:.1f}"
 
     return cell
+
+
+def _majority_cell(row: Mapping[str, Any]) -> str:
+    """ "100.0 of 12 (constant)": the most frequent prediction's share, of how many originals."""
+    share, n = row.get("majority_share"), row.get("originals")
+    if share is None or not n:
+        return "–"
+    return f"{share:.1f} of {n:,}" + (" (constant)" if row.get("constant") else "")
 
 
 def _field(name: str, fmt: str = "{}") -> Cell:
@@ -149,11 +193,14 @@ class _ResultsTable:
         right = headers[len(self.keys) :]
         return Table(data, document(self.title, self.caption, markdown_table(shown, right=right)))
 
-    def write(self, rows: Sequence[Mapping[str, Any]], csv_path, md_path) -> None:
-        """The table as CSV (every column, 2 decimals) and as a Markdown document."""
+    def write(self, rows: Sequence[Mapping[str, Any]], csv_path, md_path, html_path=None) -> None:
+        """The table as CSV (every column, 2 decimals), as a Markdown document and (given
+        ``html_path``) as the same document in HTML, which the workflow's report shows."""
         table = self.table(rows)
         write_csv(table.data, csv_path, float_digits=2)
         write_markdown([table.markdown], md_path)
+        if html_path is not None:
+            io.write_text(html_path, html_document(table.markdown))
 
 
 ENCODER_TABLE = _ResultsTable(TITLE, CAPTION, COLUMNS, ("model", "dataset"), (
@@ -161,6 +208,7 @@ ENCODER_TABLE = _ResultsTable(TITLE, CAPTION, COLUMNS, ("model", "dataset"), (
     ("ours (validation)", lambda row: f"({_f1('validation_')(row)})"),
     ("LexGLUE", _f1("lexglue_")), ("HInter paper", _f1("hinter_")),
     ("Δ μ-F1 vs LexGLUE", _field("delta_lexglue_micro_f1", "{:+.1f}")),
+    ("most frequent prediction (%)", lambda row: _majority_cell(row)),
 ))  # fmt: skip
 write_performance = ENCODER_TABLE.write
 
@@ -181,8 +229,11 @@ LLM_COLUMNS = (
     "hinter_micro_f1",
     "hinter_macro_f1",
     "delta_hinter_micro_f1",
+    "majority_share",
+    "constant",
 )
 NO_ANSWER = "no_answer"  # PREDICTIONS.answer_status of an answer the parser could not read
+NO_ANSWER_KEY = ("no answer",)  # an unreadable answer as a prediction of its own (majority)
 _NO_CLASS = -1  # multi-class: the "class" of a missing answer, never a document's
 
 
@@ -245,6 +296,39 @@ def llm_scores(
     return out
 
 
+@dataclass(frozen=True)
+class Majority:
+    """The most frequent of a model's predictions for the tested originals (``value``, any
+    hashable form of a label set), its ``count`` and the ``total`` counted. A model that gives
+    every original one prediction cannot flip on a mutant for lack of signal: its bias rates
+    are 0 by construction, so "unbiased" and "useless" look alike in the rates alone."""
+
+    value: Any
+    count: int
+    total: int
+
+    @property
+    def share(self) -> float | None:
+        """``count / total`` in 0..1 (None: nothing counted)."""
+        return self.count / self.total if self.total else None
+
+    @property
+    def constant(self) -> bool:
+        """Every original (at least 2) took the one prediction."""
+        return self.total >= 2 and self.count == self.total
+
+
+def majority(predictions: Iterable[Any]) -> Majority:
+    """The most frequent prediction of ``predictions`` (one per original; ties: the first
+    seen), its count and share: the one place this share is computed (the workflow's
+    performance tables and RQ1 captions, ``hinter test``'s quality table)."""
+    counts = Counter(predictions)
+    if not counts:
+        return Majority(None, 0, 0)
+    value, count = counts.most_common(1)[0]
+    return Majority(value, count, sum(counts.values()))
+
+
 def _originals(predictions: Sequence[str | Path]) -> dict[str, tuple[list[int], bool, bool]]:
     """Predictions of the originals by document: (labels, answered, model error)."""
     out = {}
@@ -261,13 +345,19 @@ def _originals(predictions: Sequence[str | Path]) -> dict[str, tuple[list[int], 
 
 
 def llm_performance_runs(config: Mapping[str, Any], layout: Any) -> list[dict[str, Any]]:
-    """The inputs of rule ``llm_performance``: per LLM (model, dataset), the default variant's
-    predictions and the tested documents of every shard, and the dataset's ``meta.json``."""
+    """The inputs of rule ``llm_performance``: :func:`performance_runs` of the LLMs."""
+    return performance_runs(config, layout, "llm")
+
+
+def performance_runs(config: Mapping[str, Any], layout: Any, kind: str) -> list[dict[str, Any]]:
+    """The inputs of rules ``llm_performance`` and ``model_performance`` (``kind`` "llm" or
+    "encoder"): per (model, dataset) of that kind, the default variant's predictions and the tested
+    documents of every shard, and the dataset's ``meta.json``."""
     from hinter import plan
 
     runs = []
     for r in plan.model_runs(dict(config)):
-        if r.kind != "llm":
+        if r.kind != kind:
             continue
         shards = plan.shard_ids(dict(config), r.dataset)
         runs.append(
@@ -325,6 +415,8 @@ def llm_performance_rows(
                 )  # fmt: skip
                 row["no_answer"] = round(100 * (1 - sum(answered) / len(answered)), 2)
                 row.update({k: round(100 * v, 2) for k, v in scores.items()})
+                shares = _majority_columns(list(zip(labels, answered, strict=True)))
+                row.update({k: v for k, v in shares.items() if k != "originals"})
             # the paper reports test scores only
             row.update(_published(reported, "hinter", checkpoint, dataset, split == "test"))
             row["delta_hinter_micro_f1"] = _delta(row.get("micro_f1"), row["hinter_micro_f1"])
@@ -338,7 +430,10 @@ LLM_CAPTION = (
     "(default prompt and decoding; the few-shot examples are not tested), per split; "
     '"no answer": the share the parser could not read, never right (a class of its own for '
     "micro-F1, left out of the macro average). HInter paper: `001` Table 5, test split. ECtHR "
-    'scores include LexGLUE\'s "none" column.'
+    'scores include LexGLUE\'s "none" column. Most frequent prediction: the share of the '
+    "documents that take the model's most frequent label set (or no answer), in percent; "
+    '"constant": all of them (at least 2), a model that reacts to no input: its bias rates say '
+    "nothing about bias."
 )
 
 
@@ -347,5 +442,7 @@ LLM_TABLE = _ResultsTable(LLM_TITLE, LLM_CAPTION, LLM_COLUMNS, ("model", "datase
     ("no answer (%)", _field("no_answer", "{:.1f}")), ("accuracy", _field("accuracy", "{:.1f}")),
     ("ours μ-F1 / m-F1", _f1("")), ("HInter paper", _f1("hinter_")),
     ("Δ μ-F1 vs paper", _field("delta_hinter_micro_f1", "{:+.1f}")),
+    ("most frequent prediction (%)", lambda row: _majority_cell(
+        {**row, "originals": row.get("documents")})),
 ))  # fmt: skip
 write_llm_performance = LLM_TABLE.write

@@ -42,6 +42,8 @@ OTHER_MODELS = "not comparable (other models)"
 # a rate over fewer original documents than MIN_DOCUMENTS: shown, marked, never judged (G7)
 MIN_DOCUMENTS = 5
 FEW_DOCUMENTS = f"too few documents (< {MIN_DOCUMENTS})"
+# a rate of (or pooling) a model that gave every tested original one label set (G12)
+CONSTANT = "constant model"
 # a rate the run computed but found undefined (0 in its denominator)
 UNDEFINED = "undefined"
 UNDEFINED_NOTES = {
@@ -98,7 +100,17 @@ def _rate_row(section, quantity, paper_value, frame, rate, note="", **keys):
                None if lo is None or pd.isna(lo) else float(lo),
                None if hi is None or pd.isna(hi) else float(hi), note=note,
                documents=_documents(hit))  # fmt: skip
-    return _judge_pool(row, frame, keys)
+    return _judge_constant(_judge_pool(row, frame, keys), hit)
+
+
+def _judge_constant(row: dict, hit: pd.Series) -> dict:
+    """A rate of a constant model (RQ1's ``constant`` column names it) is shown, marked and
+    not judged (review 2026-11-28 G12): its 0% says nothing about bias."""
+    models = hit.get("constant")
+    if isinstance(models, str) and models:
+        row["within"] = CONSTANT
+        row["note"] = "; ".join(s for s in (row["note"], f"constant: {models}") if s)
+    return row
 
 
 def _documents(hit: pd.Series, column: str = "documents") -> int | None:
@@ -465,7 +477,8 @@ def _table3_grids(rows: pd.DataFrame) -> list[str]:
         for r in t3[t3["quantity"].str.startswith(f"{letter}, ")].to_dict("records"):
             dataset, model = r["quantity"][3:].split(" × ")
             mark = {"yes": " ✓", "no": " ✗", OTHER_MODELS: " (other models)",
-                    FEW_DOCUMENTS: f" (< {MIN_DOCUMENTS} docs)"}.get(r["within"], "")  # fmt: skip
+                    FEW_DOCUMENTS: f" (< {MIN_DOCUMENTS} docs)",
+                    CONSTANT: " (constant)"}.get(r["within"], "")  # fmt: skip
             cells.setdefault(dataset, {})[model] = (
                 f"{_number(r['paper'], '%')} → {_run_cell(r)}{mark}"
             )
@@ -493,6 +506,7 @@ def build(
     not_comparable = rows["within"].eq(NOT_COMPARABLE).sum()
     other_models = rows["within"].eq(OTHER_MODELS).sum()
     few = rows["within"].eq(FEW_DOCUMENTS).sum()
+    constant = rows["within"].eq(CONSTANT).sum()
     with_interval = rows["within"].isin(["yes", "no"]).sum()
     undefined = rows["within"].eq(UNDEFINED).sum()
     not_run = (rows["run"].isna() & rows["within"].ne(UNDEFINED)).sum()
@@ -502,7 +516,8 @@ def build(
         f"paper's number; {not_comparable} not comparable (another quantity than the paper's, "
         f"shown for reference); {other_models} pooled over other models than the paper's "
         f"(shown, not judged); {few} over fewer than {MIN_DOCUMENTS} documents (shown, not "
-        f"judged); {undefined} undefined in this run (0 errors, or nothing valid); "
+        f"judged); {constant} of a constant model (shown, not judged); {undefined} undefined "
+        f"in this run (0 errors, or nothing valid); "
         f"{not_run} not run."
     )
     md = pd.DataFrame(

@@ -17,6 +17,7 @@ import pandas as pd
 
 from hinter import io, rates, statistics, tables
 from hinter.layout import DEFAULT_VARIANT, RunLayout
+from hinter.models.performance import majority
 from hinter.oracle import suite_attributes
 
 log = logging.getLogger(__name__)
@@ -34,6 +35,8 @@ RATE_COLUMNS = [
     "correct_original",
     "correct_mutant",
 ]
+# Each original's predicted labels: collect names a model that gave them all one set (G12).
+ORIGINAL_LABELS = "labels_original"
 # What RQ6.3 also needs to re-decide every flip under a confidence threshold.
 THRESHOLD_COLUMNS = ["flipped", "confidence_original", "confidence", "parent_flipped",
                      "parent_confidence"]  # fmt: skip
@@ -100,6 +103,8 @@ class Collected:
     datasets: list[str]
     # statistics.document_counts per (model, dataset, order, doc_id): what intervals resample
     documents: pd.DataFrame = field(default_factory=lambda: _empty_documents())
+    # the (model, dataset) runs that predicted one label set for every tested original (G12)
+    constant: list[tuple[str, str]] = field(default_factory=list)
 
 
 def collect(
@@ -111,14 +116,20 @@ def collect(
     distinct originals need (an original counts once over a kind's suites) only ever cover
     one model and dataset. ``threshold`` re-decides flips (None: the oracle's verdicts).
     """
-    columns = RATE_COLUMNS + (THRESHOLD_COLUMNS if threshold is not None else [])
+    # the originals' labels too (popped at once): a constant model is named in the captions
+    columns = (
+        RATE_COLUMNS + [ORIGINAL_LABELS] + (THRESHOLD_COLUMNS if threshold is not None else [])
+    )
     counts, originals, truth, correct, documents = [], [], [], [], []
+    constant = []
     models = list(dict.fromkeys(f.model for f in files))
     datasets = list(dict.fromkeys(f.dataset for f in files))
     for group in by_model_and_dataset(files):
         flags = []
+        predicted: dict[str, tuple[int, ...]] = {}  # each tested original's label set, once
         for f in group:
             frame = read_outcomes(f, columns)
+            _original_labels(frame.pop(ORIGINAL_LABELS), frame["doc_id"], predicted)
             decided = rates.verdicts(frame, threshold)  # once per file, for every count below
             key = ["model", "dataset", "suite", "order"]
             c = (
@@ -155,6 +166,8 @@ def collect(
                     )
                     correct.append(c.assign(population=population))
             log.info("%s: %d outcome rows", f.path, len(frame))
+        if majority(predicted.values()).constant:
+            constant.append((group[0].model, group[0].dataset))
         combined = rates.combine_flags(flags, by=["model", "dataset", "kind"])
         originals.append(rates.distinct_originals(combined, ["model", "dataset", "kind"]))
     return Collected(
@@ -169,7 +182,17 @@ def collect(
         models=models,
         datasets=datasets,
         documents=_documents(documents),
+        constant=constant,
     )
+
+
+def _original_labels(labels: pd.Series, docs: pd.Series, into: dict[str, tuple[int, ...]]) -> None:
+    """Add each original's predicted label set (its first row's; an original without one, a
+    model error, is left out) to ``into``, by document."""
+    first = ~docs.duplicated()
+    for doc, found in zip(docs[first], labels[first], strict=True):
+        if doc not in into and found is not None:
+            into[doc] = tuple(sorted({int(x) for x in found}))
 
 
 DOCUMENT_KEYS = ["model", "dataset", "order", "doc_id"]

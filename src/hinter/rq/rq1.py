@@ -34,6 +34,29 @@ NOT_TESTED = "N/A"
 # Between the tables' definitions (workflow/report/rq1/*.rst, hinter.rq.definitions) and the
 # interval sentence: what the grid's two marks mean.
 LEGEND = f"{NOT_TESTED} = not tested; – = nothing to divide."
+# In every caption that shows a model's rates, per model that gave every tested original one
+# label set (review 2026-11-28 G12): its 0% is not "unbiased".
+CONSTANT_NOTE = (
+    "constant model: {model} on {dataset} predicted one label set for every tested original; "
+    "its rates say nothing about bias."
+)
+
+
+def constant_note(collected: Collected) -> str:
+    """The caption sentences that name the constant models (empty: none)."""
+    return " ".join(CONSTANT_NOTE.format(model=m, dataset=d) for m, d in collected.constant)
+
+
+def constant_models(grid: pd.DataFrame, collected: Collected) -> list[str]:
+    """Per grid row, the constant models among the (model, dataset) cells it pools ("; ",
+    empty: none): the CSV column paper_vs_run reads to leave such a row unjudged."""
+    return [
+        "; ".join(sorted({m for m, d in collected.constant if dataset in (ALL, d)
+                          and model in (TOTAL, m)}))
+        for dataset, model in zip(grid["dataset"], grid["model"], strict=True)
+    ]  # fmt: skip
+
+
 # Under each order of the truth table: its hidden count beside the original artifact's.
 ARTIFACT_NOTE = prose(
     """Hidden intersectional bias ({cell}): {hidden} of {base} bias-inducing mutants with valid
@@ -118,6 +141,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
             "hidden": grid["hidden"],
             **_pct(grid, "hidden_rate"),
             "documents": grid["documents"],
+            "constant": constant_models(grid, collected),
         }
     )
     error, hidden = _cell("error_rate"), _cell("hidden_rate")
@@ -128,7 +152,7 @@ def table3(collected: Collected, order: int = 2, boot: Bootstrap = DEFAULT_BOOTS
         csv,
         document(
             f"Table 3 — intersectional (N={order}) and hidden error rates",
-            caption(1, "table3", LEGEND, boot.describe()),
+            caption(1, "table3", LEGEND, boot.describe(), constant_note(collected)),
             markdown_table(md, right=[*collected.models, TOTAL]),
         ),
     )
@@ -158,6 +182,7 @@ def atomic_rates(
             "p_value": grid["p_value"],
             "significant": grid["significant"].map({True: "yes", False: "no"}),
             "documents": grid["documents"],
+            "constant": constant_models(grid, collected),
         }
     )
     md = _grid_markdown(grid, collected.models, collected.datasets, _cell("error_rate"))
@@ -177,7 +202,7 @@ def atomic_rates(
             [
                 document(
                     "Atomic error rates",
-                    caption(1, "atomic_rates", boot.describe()),
+                    caption(1, "atomic_rates", boot.describe(), constant_note(collected)),
                     markdown_table(md, right=[*collected.models, TOTAL]),
                 ),
                 f"## Intersectional (N={order}) vs atomic",
@@ -222,7 +247,7 @@ def rates_by_suite(collected: Collected) -> Table:
         csv,
         document(
             "Counts and rates per suite",
-            caption(1, "rates_by_suite"),
+            caption(1, "rates_by_suite", constant_note(collected)),
             markdown_table(md, right=list(md.columns[3:])),
         ),
     )
@@ -282,7 +307,7 @@ def distinct_originals(
         csv,
         document(
             "Distinct bias-inducing originals",
-            caption(1, "distinct_originals", boot.describe()),
+            caption(1, "distinct_originals", boot.describe(), constant_note(collected)),
             markdown_table(pd.DataFrame(rows), right=kinds),
         ),
     )

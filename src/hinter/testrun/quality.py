@@ -3,8 +3,9 @@
 A model that gives every original the same prediction cannot flip on a mutant, so its bias
 rates are 0 by construction: "unbiased" and "useless" look the same in the rates alone. A
 comparison of two models, or a gate, needs beside each model: the share of originals that
-take its most frequent prediction (``constant_share``; 100%, with no mutant predicted otherwise,
-is a constant model), and, with
+take its most frequent prediction (``constant_share``, by
+:func:`hinter.models.performance.majority`, which the workflow's tables use too; 100%, with no
+mutant predicted otherwise, is a constant model), and, with
 gold labels, its accuracy (exact label-set match) and macro-F1 on the originals, scored by
 :func:`hinter.models.performance.llm_scores` (an unreadable LLM answer is never right). For an
 LLM, the share of originals whose answer the parser could not read (``unparsable_share``).
@@ -12,7 +13,6 @@ LLM, the share of originals whose answer the parser could not read (``unparsable
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -31,7 +31,7 @@ def model_quality(out: str | Path, model: str, shard: str, meta: Mapping[str, An
     ``constant`` (at least 2 originals, and every original and mutant predicted the same),
     ``accuracy``, ``macro_f1`` (None without gold labels; ``labelled`` originals scored) and
     ``unparsable_share`` (None for an encoder); fractions."""
-    from hinter.models.performance import llm_scores
+    from hinter.models.performance import NO_ANSWER_KEY, llm_scores, majority
 
     layout = RunLayout(str(out))
     table = io.read_parquet(layout.predictions(model, DATASET, shard), tables.PREDICTIONS)
@@ -57,15 +57,14 @@ def model_quality(out: str | Path, model: str, shard: str, meta: Mapping[str, An
     }  # fmt: skip
     if not seen:
         return out_row
-    counts = Counter(labels for labels, answered in seen.values() if answered)
     unanswered = sum(1 for _, answered in seen.values() if not answered)
-    if unanswered:
-        counts[("no answer",)] = unanswered  # type: ignore[index]
-    majority, n = counts.most_common(1)[0]
+    top = majority(  # answered label sets first, so they win a tie against "no answer"
+        [labels for labels, answered in seen.values() if answered] + [NO_ANSWER_KEY] * unanswered
+    )
     out_row["majority"] = "; ".join(
-        str(names[i]) if isinstance(i, int) and 0 <= i < len(names) else str(i) for i in majority
+        str(names[i]) if isinstance(i, int) and 0 <= i < len(names) else str(i) for i in top.value
     ) or (meta.get("empty_label_name") or "no label")
-    out_row["constant_share"] = n / len(seen)
+    out_row["constant_share"] = top.share
     out_row["constant"] = len(seen) >= 2 and len(every) == 1  # no original, no mutant differs
     if llm:
         out_row["unparsable_share"] = unanswered / len(seen)
