@@ -424,6 +424,7 @@ def test_a_swallowed_interrupt_stops_long_work_at_the_next_update():
         progress.request_stop(None)
     bar.update(1)
     assert bar.count == 2
+    bar.close()
 
 
 def test_progress_inside_a_stage_prints_lines_even_on_a_terminal(monkeypatch):
@@ -443,3 +444,5 @@ def test_progress_inside_a_stage_prints_lines_even_on_a_terminal(monkeypatch):
         stream.getvalue()
         == "hinter: generated: 4/8 answers (50%), 40 s, 6.0 answers/min, ETA 40 s\n"
     )
+    bar.close()  # t=50: the closing line; no heartbeat left running
+    assert stream.getvalue().endswith("hinter: generated: 4 answers in 50 s\n")
