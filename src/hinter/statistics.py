@@ -21,7 +21,11 @@ bias-inducing originals) — the rates are never re-implemented here.
   interval of a count, and a bootstrap interval widened to contain it. A cluster bootstrap
   collapses to a point when every mutant comes from one document or no event was seen
   (``0.00 [0.00, 0.00]`` from 4 mutants); the exact interval, which treats mutants as
-  independent, is a floor under the width that the counts alone justify.
+  independent, is a floor under the width that the counts alone justify. :func:`bootstrap`
+  applies it to every statistic it is told the counts of (``ratios``; :data:`RATE_COUNTS`
+  for :func:`bootstrap_rates`), so no rate interval is narrower than its exact one;
+- :data:`MIN_DOCUMENTS`: the fewest original documents a verdict (a significant difference,
+  a biased group) may rest on; fewer are "too few" (:func:`verdict`).
 
 The resampling is vectorised: the counts of all documents of a group form a matrix ``C``
 (documents x counts), a batch of resamples a matrix ``W`` of draw multiplicities (resamples x
@@ -37,7 +41,8 @@ differences are expected by chance alone.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -60,6 +65,13 @@ RATE_INPUTS = (
     "hidden_artifact",
     *FLAG_COLUMNS,
 )
+# Each rate of RATES as (numerator, denominator) among RATE_INPUTS: the counts whose exact
+# interval floors its bootstrap interval (hinter.rates.RATE_RATIOS, plus the document share).
+RATE_COUNTS = {**rates.RATE_RATIOS, "distinct_share": ("bias_inducing", "originals")}
+# The fewest original documents behind each side of a verdict: with fewer, a bootstrap interval
+# is (nearly) a point and any difference would look "significant" (issue 31, G7).
+MIN_DOCUMENTS = 5
+TOO_FEW = "too few"
 _DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memory: ~100 MB)
 
 
@@ -85,8 +97,15 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
             return 1.0
         if p >= 1.0:
             return 1.0 if upto >= n else 0.0
-        log_pmf = log_choose + i * np.log(p) + (n - i) * np.log1p(-p)
-        return float(np.exp(log_pmf[: upto + 1]).sum())
+        # only terms within 20 standard deviations of the mean count (the rest are < e^-190):
+        # the work grows with sqrt(n), so a rate over millions of mutants is floored at once
+        reach = 20.0 * math.sqrt(n * p * (1.0 - p)) + 20.0
+        first, last = max(0, int(n * p - reach)), min(upto, int(n * p + reach) + 1)
+        if last < first:
+            return 0.0
+        j = i[first : last + 1]
+        log_pmf = log_choose[first : last + 1] + j * np.log(p) + (n - j) * np.log1p(-p)
+        return float(np.exp(log_pmf).sum())
 
     def solve(upto: int, target: float) -> float:  # the p where P(X <= upto | p) = target
         a, b = 0.0, 1.0  # the cdf decreases in p
@@ -116,6 +135,14 @@ def floored_interval(
     lo = lo_exact if np.isnan(low) else min(float(low), lo_exact)
     hi = hi_exact if np.isnan(high) else max(float(high), hi_exact)
     return (lo, hi)
+
+
+def verdict(significant, documents: int, min_documents: int = MIN_DOCUMENTS) -> str:
+    """A comparison's or a flag's verdict as the tables write it: ``yes`` / ``no``, or
+    :data:`TOO_FEW` when it rests on fewer than ``min_documents`` documents."""
+    if int(documents) < min_documents:
+        return TOO_FEW
+    return "yes" if not pd.isna(significant) and bool(significant) else "no"
 
 
 def document_counts(
@@ -227,6 +254,7 @@ def bootstrap(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
+    ratios: Mapping[str, tuple[str, str | Sequence[str]]] | None = None,
 ) -> pd.DataFrame:
     """Percentile intervals of statistics of column totals, resampling clusters per group.
 
@@ -234,7 +262,10 @@ def bootstrap(
     statistics (same rows, one column each). Rows with the same ``by`` and ``cluster`` key
     are one resampling unit. Returns one row per (group, statistic): ``by...``, ``rate``
     (the statistic's name), ``estimate`` (on the totals of the data), ``low``, ``high``,
-    ``documents`` (resampled units) and ``resamples``.
+    ``documents`` (resampled units) and ``resamples``. ``ratios`` names the counts of the
+    statistics that are shares, ``name: (numerator, denominator)`` among ``inputs`` (a
+    denominator may be several columns, summed): their intervals are widened to contain the
+    exact interval of the group's totals (:func:`floored_interval`).
     """
     _check(resamples, confidence)
     records = []
@@ -245,11 +276,21 @@ def bootstrap(
         totals = resample_totals(clusters.to_numpy(), resamples, group_rng(seed, key))
         samples = statistic(pd.DataFrame(totals, columns=list(inputs)))
         low, high = _interval(samples.to_numpy(np.float64), confidence)
+        total = clusters.sum()
         for j, name in enumerate(samples.columns):
+            if ratios and name in ratios:
+                k, n = _share_counts(total, ratios[name])
+                low[j], high[j] = floored_interval(k, n, low[j], high[j], confidence)
             estimate = float(point[name].iloc[0])
             records.append((*key, name, estimate, low[j], high[j], len(clusters), resamples))
     columns = [*by, "rate", "estimate", "low", "high", "documents", "resamples"]
     return pd.DataFrame(records, columns=columns)
+
+
+def _share_counts(total: pd.Series, ratio: tuple[str, str | Sequence[str]]) -> tuple[int, int]:
+    numerator, denominator = ratio
+    columns = [denominator] if isinstance(denominator, str) else list(denominator)
+    return int(total[numerator]), int(sum(total[c] for c in columns))
 
 
 def bootstrap_rates(
@@ -260,7 +301,8 @@ def bootstrap_rates(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """A percentile bootstrap interval for every rate of :data:`RATES`, per group of ``by``.
+    """A percentile bootstrap interval for every rate of :data:`RATES`, per group of ``by``,
+    widened to contain the exact interval of its counts (:data:`RATE_COUNTS`).
 
     ``doc_counts`` holds :data:`RATE_INPUTS` per row (see :func:`document_counts`); rows with
     the same ``by`` and ``cluster`` key are one resampling unit (an original document: use
@@ -269,7 +311,9 @@ def bootstrap_rates(
     (group, rate): ``by...``, ``rate``, ``estimate`` (the pooled rate), ``low``, ``high``,
     ``documents`` (resampled units) and ``resamples``.
     """
-    return bootstrap(doc_counts, RATE_INPUTS, rate_table, by, cluster, resamples, seed, confidence)
+    return bootstrap(
+        doc_counts, RATE_INPUTS, rate_table, by, cluster, resamples, seed, confidence, RATE_COUNTS
+    )
 
 
 def compare_rates(
@@ -280,7 +324,7 @@ def compare_rates(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
-    min_documents: int = 2,
+    min_documents: int = MIN_DOCUMENTS,
 ) -> pd.DataFrame:
     """Is a rate different between side ``a`` and side ``b`` (two suites, or two models)?
 
