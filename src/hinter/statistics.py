@@ -97,8 +97,9 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
             return 1.0
         if p >= 1.0:
             return 1.0 if upto >= n else 0.0
-        # only terms within 20 standard deviations of the mean count (the rest are < e^-190):
-        # the work grows with sqrt(n), so a rate over millions of mutants is floored at once
+        # only terms within 20 standard deviations (+ 20) of the mean count: by Bernstein's
+        # inequality the rest add less than 1e-13, and the work grows with sqrt(n), so a rate
+        # over millions of mutants is floored at once
         reach = 20.0 * math.sqrt(n * p * (1.0 - p)) + 20.0
         first, last = max(0, int(n * p - reach)), min(upto, int(n * p + reach) + 1)
         if last < first:

@@ -246,6 +246,10 @@ def test_exact_interval_matches_the_closed_forms_and_brackets_the_rate():
     assert wide[0] < 0.25 < wide[1] and narrow[0] < 0.25 < narrow[1]
     assert narrow[1] - narrow[0] < (wide[1] - wide[0]) / 5
     assert all(math.isnan(v) for v in statistics.exact_interval(0, 0))
+    # a million trials (the sum is cut to the terms near the mean): the normal approximation
+    lo, hi = statistics.exact_interval(100_000, 1_000_000)
+    half = 1.959964 * math.sqrt(0.1 * 0.9 / 1_000_000)
+    assert lo == pytest.approx(0.1 - half, abs=5e-6) and hi == pytest.approx(0.1 + half, abs=5e-6)
 
 
 def test_a_collapsed_bootstrap_interval_is_floored_by_the_exact_one():
