@@ -75,24 +75,14 @@ TOO_FEW = "too few"
 _DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memory: ~100 MB)
 
 
-def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
-    """The exact binomial (Clopper–Pearson) interval of ``k`` events in ``n`` trials, as
-    fractions; ``(nan, nan)`` when ``n`` is 0.
-
-    The bounds solve ``P(X >= k | lo) = alpha/2`` and ``P(X <= k | hi) = alpha/2`` by
-    bisection on the binomial distribution (log-space, so large ``n`` is exact too)."""
-    k, n = int(k), int(n)
-    if n <= 0:
-        return (float("nan"), float("nan"))
-    if not 0 <= k <= n:
-        raise ValueError(f"{k} events in {n} trials")
-    alpha = 1.0 - confidence
+def _binomial_cdf(n: int) -> Callable[[float, int], float]:
+    """``cdf(p, upto)`` = P(X <= upto) for X ~ Binomial(n, p), in log space (large ``n`` too)."""
     i = np.arange(n + 1, dtype=np.float64)
     # log C(n, i) as a running sum: no lgamma, no scipy
     steps = np.log(np.maximum(n - i[1:] + 1, 1)) - np.log(i[1:])
     log_choose = np.concatenate([[0.0], np.cumsum(steps)])
 
-    def cdf(p: float, upto: int) -> float:  # P(X <= upto) for X ~ Binomial(n, p)
+    def cdf(p: float, upto: int) -> float:
         if p <= 0.0:
             return 1.0
         if p >= 1.0:
@@ -107,6 +97,21 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
         j = i[first : last + 1]
         log_pmf = log_choose[first : last + 1] + j * np.log(p) + (n - j) * np.log1p(-p)
         return float(np.exp(log_pmf).sum())
+
+    return cdf
+
+
+def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
+    """The exact binomial (Clopper–Pearson) interval of ``k`` events in ``n`` trials, as
+    fractions; ``(nan, nan)`` when ``n`` is 0.
+
+    The bounds solve ``P(X >= k | lo) = alpha/2`` and ``P(X <= k | hi) = alpha/2`` by
+    bisection on the binomial distribution (log-space, so large ``n`` is exact too)."""
+    k, n = _checked(k, n)
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    alpha = 1.0 - confidence
+    cdf = _binomial_cdf(n)
 
     def solve(upto: int, target: float) -> float:  # the p where P(X <= upto | p) = target
         a, b = 0.0, 1.0  # the cdf decreases in p
@@ -123,16 +128,34 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
     return (low, high)
 
 
+def _checked(k, n) -> tuple[int, int]:
+    k, n = int(k), int(n)
+    if n > 0 and not 0 <= k <= n:
+        raise ValueError(f"{k} events in {n} trials")
+    return k, n
+
+
 def floored_interval(
     k: int, n: int, low: float, high: float, confidence: float = 0.95
 ) -> tuple[float, float]:
     """A bootstrap interval (fractions) widened to contain the exact interval of ``k`` of ``n``
     (:func:`exact_interval`): the bootstrap keeps its width where it is wider (mutants of
     one document are not independent), the exact interval stands where the bootstrap
-    collapsed (one document, zero events) or is missing (NaN)."""
-    lo_exact, hi_exact = exact_interval(k, n, confidence)
-    if np.isnan(lo_exact):
+    collapsed (one document, zero events) or is missing (NaN).
+
+    A bound already beyond the exact one is seen from one tail probability (``low`` is at or
+    below the exact low when ``P(X >= k | low) <= alpha/2``), so the bisection of
+    :func:`exact_interval` runs only where the bootstrap is narrower: the common case of a
+    large sample costs two sums, not a hundred."""
+    k, n = _checked(k, n)
+    if n <= 0:
         return (float("nan"), float("nan"))
+    tail, cdf = (1.0 - confidence) / 2, _binomial_cdf(n)
+    wide_low = not np.isnan(low) and (low <= 0.0 or (k > 0 and 1.0 - cdf(low, k - 1) <= tail))
+    wide_high = not np.isnan(high) and (high >= 1.0 or (k < n and cdf(high, k) <= tail))
+    if wide_low and wide_high:
+        return (float(low), float(high))
+    lo_exact, hi_exact = exact_interval(k, n, confidence)
     lo = lo_exact if np.isnan(low) else min(float(low), lo_exact)
     hi = hi_exact if np.isnan(high) else max(float(high), hi_exact)
     return (lo, hi)

@@ -270,6 +270,24 @@ def test_a_collapsed_bootstrap_interval_is_floored_by_the_exact_one():
     assert statistics.floored_interval(50, 100, 0.3, 0.7) == (0.3, 0.7)
 
 
+def test_a_floored_interval_is_the_union_of_the_bootstrap_and_the_exact_interval():
+    """The shortcut (a bound already beyond the exact one is kept without a bisection) gives
+    exactly min/max with the exact interval, on bounds on both sides of it."""
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        n = int(rng.choice([1, 3, 12, 80, 5000]))
+        k = int(rng.integers(0, n + 1))
+        lo_exact, hi_exact = statistics.exact_interval(k, n)
+        low = float(np.clip(lo_exact + rng.normal(0, 0.05), 0, 1))
+        high = float(np.clip(max(low, hi_exact + rng.normal(0, 0.05)), 0, 1))
+        got = statistics.floored_interval(k, n, low, high)
+        assert got == pytest.approx((min(low, lo_exact), max(high, hi_exact)), abs=1e-12)
+    assert statistics.floored_interval(0, 1, float("nan"), float("nan")) == pytest.approx(
+        (0, 0.975)
+    )
+    assert all(math.isnan(v) for v in statistics.floored_interval(0, 0, 0.1, 0.2))
+
+
 def test_one_document_is_never_significant():
     """C05: a bootstrap over one document has no variance; its point interval excluded 0."""
     a = counts_frame([{"generated": 23, "valid": 23, "decided": 23, "errors": 10}])
