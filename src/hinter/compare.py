@@ -20,6 +20,7 @@ from collections.abc import Collection, Mapping, Sequence
 import pandas as pd
 
 from hinter import statistics
+from hinter.statistics import MIN_DOCUMENTS  # fewer: "too few documents", never significant
 
 # The gate's pooled rates: (name, outcome rows that pool into it, statistics' rate column).
 LEVELS = (
@@ -28,7 +29,6 @@ LEVELS = (
     ("hidden", "order >= 2", "hidden_rate"),
 )
 _COUNTS = {"error_rate": ("errors", "decided"), "hidden_rate": ("hidden", "hidden_base")}
-MIN_DOCUMENTS = 5  # fewer documents: "too few documents", never significant
 COLUMNS = (
     "rate", "model", "baseline", "percent", "baseline_percent", "difference", "lo", "hi",
     "p_value", "significant", "documents", "numerator", "denominator", "baseline_numerator",

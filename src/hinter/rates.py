@@ -555,12 +555,15 @@ def add_counterpart_rates(totals: pd.DataFrame) -> pd.DataFrame:
     that parent a valid intersectional mutant at all, 001 l.447 "common to both"), and
     ``atomic_with_child_all`` = with_child / atomic_errors (every bias-inducing atomic mutant,
     also those with no intersectional mutant, e.g. in a document with one attribute only)."""
-    out = totals.copy()
-    out["inter_without_atomic"] = ratio(out, "hidden", "hidden_base")
-    out["inter_without_atomic_artifact"] = ratio(out, "hidden_artifact", "hidden_base")
-    out["atomic_with_child"] = ratio(out, "with_child", "with_any_child")
-    out["atomic_with_child_all"] = ratio(out, "with_child", "atomic_errors")
-    return out
+    return with_ratios(totals, COUNTERPART_RATIOS)
+
+
+COUNTERPART_RATIOS = {
+    "inter_without_atomic": ("hidden", "hidden_base"),
+    "inter_without_atomic_artifact": ("hidden_artifact", "hidden_base"),
+    "atomic_with_child": ("with_child", "with_any_child"),
+    "atomic_with_child_all": ("with_child", "atomic_errors"),
+}
 
 
 def region_key(members: Sequence[bool]) -> str:

@@ -425,7 +425,7 @@ def figures_section(out: Path) -> str:
 
 
 def _groups(result: Result) -> str:
-    from hinter.statistics import floored_interval
+    from hinter.statistics import MIN_DOCUMENTS, floored_interval
 
     path = Path(RunLayout(str(result.out)).rq_output(1, "group_bias", "csv"))
     if not path.exists():
@@ -439,6 +439,9 @@ def _groups(result: Result) -> str:
         for k, n, lo, hi in zip(frame.errors, frame.decided, frame.low, frame.high, strict=True)
     ]
     few = frame["decided"] < result.min_count
+    if "error_documents" in frame.columns:  # above the mean on errors of too few documents
+        above = frame["error_rate_pct"] > frame["scope_mean_pct"]
+        few |= above & (frame["error_documents"] < MIN_DOCUMENTS)
     shown = pd.DataFrame(
         {
             "model": frame["model"],
@@ -460,7 +463,8 @@ def _groups(result: Result) -> str:
         "class combination (GIB: intersectional) that the mutants swap to: count = "
         "bias-inducing of decided mutants. A group is biased when its rate is above the mean "
         "of its scope's groups (the scope mean), and only on at least "
-        f"{result.min_count:,} decided mutants (--min-count): below that it is too few. "
+        f"{result.min_count:,} decided mutants (--min-count) with errors in at least "
+        f"{MIN_DOCUMENTS} documents: below that it is too few. "
         f"{html.escape(INTERVALS)}</p>\n" + _table(shown, numeric=("count", "95% interval"))
     )
 

@@ -21,7 +21,11 @@ bias-inducing originals) — the rates are never re-implemented here.
   interval of a count, and a bootstrap interval widened to contain it. A cluster bootstrap
   collapses to a point when every mutant comes from one document or no event was seen
   (``0.00 [0.00, 0.00]`` from 4 mutants); the exact interval, which treats mutants as
-  independent, is a floor under the width that the counts alone justify.
+  independent, is a floor under the width that the counts alone justify. :func:`bootstrap`
+  applies it to every statistic it is told the counts of (``ratios``; :data:`RATE_COUNTS`
+  for :func:`bootstrap_rates`), so no rate interval is narrower than its exact one;
+- :data:`MIN_DOCUMENTS`: the fewest original documents a verdict (a significant difference,
+  a biased group) may rest on; fewer are "too few" (:func:`verdict`).
 
 The resampling is vectorised: the counts of all documents of a group form a matrix ``C``
 (documents x counts), a batch of resamples a matrix ``W`` of draw multiplicities (resamples x
@@ -37,7 +41,8 @@ differences are expected by chance alone.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -60,7 +65,40 @@ RATE_INPUTS = (
     "hidden_artifact",
     *FLAG_COLUMNS,
 )
+# Each rate of RATES as (numerator, denominator) among RATE_INPUTS: the counts whose exact
+# interval floors its bootstrap interval (hinter.rates.RATE_RATIOS, plus the document share).
+RATE_COUNTS = {**rates.RATE_RATIOS, "distinct_share": ("bias_inducing", "originals")}
+# The fewest original documents behind each side of a verdict: with fewer, a bootstrap interval
+# is (nearly) a point and any difference would look "significant" (issue 31, G7).
+MIN_DOCUMENTS = 5
+TOO_FEW = "too few"
 _DRAWS_PER_BATCH = 1 << 22  # document draws per batch of resamples (bounds memory: ~100 MB)
+
+
+def _binomial_cdf(n: int) -> Callable[[float, int], float]:
+    """``cdf(p, upto)`` = P(X <= upto) for X ~ Binomial(n, p), in log space (large ``n`` too)."""
+    i = np.arange(n + 1, dtype=np.float64)
+    # log C(n, i) as a running sum: no lgamma, no scipy
+    steps = np.log(np.maximum(n - i[1:] + 1, 1)) - np.log(i[1:])
+    log_choose = np.concatenate([[0.0], np.cumsum(steps)])
+
+    def cdf(p: float, upto: int) -> float:
+        if p <= 0.0:
+            return 1.0
+        if p >= 1.0:
+            return 1.0 if upto >= n else 0.0
+        # only terms within 20 standard deviations (+ 20) of the mean count: by Bernstein's
+        # inequality the rest add less than 1e-13, and the work grows with sqrt(n), so a rate
+        # over millions of mutants is floored at once
+        reach = 20.0 * math.sqrt(n * p * (1.0 - p)) + 20.0
+        first, last = max(0, int(n * p - reach)), min(upto, int(n * p + reach) + 1)
+        if last < first:
+            return 0.0
+        j = i[first : last + 1]
+        log_pmf = log_choose[first : last + 1] + j * np.log(p) + (n - j) * np.log1p(-p)
+        return float(np.exp(log_pmf).sum())
+
+    return cdf
 
 
 def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -69,24 +107,11 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
 
     The bounds solve ``P(X >= k | lo) = alpha/2`` and ``P(X <= k | hi) = alpha/2`` by
     bisection on the binomial distribution (log-space, so large ``n`` is exact too)."""
-    k, n = int(k), int(n)
+    k, n = _checked(k, n)
     if n <= 0:
         return (float("nan"), float("nan"))
-    if not 0 <= k <= n:
-        raise ValueError(f"{k} events in {n} trials")
     alpha = 1.0 - confidence
-    i = np.arange(n + 1, dtype=np.float64)
-    # log C(n, i) as a running sum: no lgamma, no scipy
-    steps = np.log(np.maximum(n - i[1:] + 1, 1)) - np.log(i[1:])
-    log_choose = np.concatenate([[0.0], np.cumsum(steps)])
-
-    def cdf(p: float, upto: int) -> float:  # P(X <= upto) for X ~ Binomial(n, p)
-        if p <= 0.0:
-            return 1.0
-        if p >= 1.0:
-            return 1.0 if upto >= n else 0.0
-        log_pmf = log_choose + i * np.log(p) + (n - i) * np.log1p(-p)
-        return float(np.exp(log_pmf[: upto + 1]).sum())
+    cdf = _binomial_cdf(n)
 
     def solve(upto: int, target: float) -> float:  # the p where P(X <= upto | p) = target
         a, b = 0.0, 1.0  # the cdf decreases in p
@@ -103,19 +128,45 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
     return (low, high)
 
 
+def _checked(k, n) -> tuple[int, int]:
+    k, n = int(k), int(n)
+    if n > 0 and not 0 <= k <= n:
+        raise ValueError(f"{k} events in {n} trials")
+    return k, n
+
+
 def floored_interval(
     k: int, n: int, low: float, high: float, confidence: float = 0.95
 ) -> tuple[float, float]:
     """A bootstrap interval (fractions) widened to contain the exact interval of ``k`` of ``n``
     (:func:`exact_interval`): the bootstrap keeps its width where it is wider (mutants of
     one document are not independent), the exact interval stands where the bootstrap
-    collapsed (one document, zero events) or is missing (NaN)."""
-    lo_exact, hi_exact = exact_interval(k, n, confidence)
-    if np.isnan(lo_exact):
+    collapsed (one document, zero events) or is missing (NaN).
+
+    A bound already beyond the exact one is seen from one tail probability (``low`` is at or
+    below the exact low when ``P(X >= k | low) <= alpha/2``), so the bisection of
+    :func:`exact_interval` runs only where the bootstrap is narrower: the common case of a
+    large sample costs two sums, not a hundred."""
+    k, n = _checked(k, n)
+    if n <= 0:
         return (float("nan"), float("nan"))
+    tail, cdf = (1.0 - confidence) / 2, _binomial_cdf(n)
+    wide_low = not np.isnan(low) and (low <= 0.0 or (k > 0 and 1.0 - cdf(low, k - 1) <= tail))
+    wide_high = not np.isnan(high) and (high >= 1.0 or (k < n and cdf(high, k) <= tail))
+    if wide_low and wide_high:
+        return (float(low), float(high))
+    lo_exact, hi_exact = exact_interval(k, n, confidence)
     lo = lo_exact if np.isnan(low) else min(float(low), lo_exact)
     hi = hi_exact if np.isnan(high) else max(float(high), hi_exact)
     return (lo, hi)
+
+
+def verdict(significant, documents: int, min_documents: int = MIN_DOCUMENTS) -> str:
+    """A comparison's or a flag's verdict as the tables write it: ``yes`` / ``no``, or
+    :data:`TOO_FEW` when it rests on fewer than ``min_documents`` documents."""
+    if int(documents) < min_documents:
+        return TOO_FEW
+    return "yes" if not pd.isna(significant) and bool(significant) else "no"
 
 
 def document_counts(
@@ -227,6 +278,7 @@ def bootstrap(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
+    ratios: Mapping[str, tuple[str, str | Sequence[str]]] | None = None,
 ) -> pd.DataFrame:
     """Percentile intervals of statistics of column totals, resampling clusters per group.
 
@@ -234,7 +286,10 @@ def bootstrap(
     statistics (same rows, one column each). Rows with the same ``by`` and ``cluster`` key
     are one resampling unit. Returns one row per (group, statistic): ``by...``, ``rate``
     (the statistic's name), ``estimate`` (on the totals of the data), ``low``, ``high``,
-    ``documents`` (resampled units) and ``resamples``.
+    ``documents`` (resampled units) and ``resamples``. ``ratios`` names the counts of the
+    statistics that are shares, ``name: (numerator, denominator)`` among ``inputs`` (a
+    denominator may be several columns, summed): their intervals are widened to contain the
+    exact interval of the group's totals (:func:`floored_interval`).
     """
     _check(resamples, confidence)
     records = []
@@ -245,11 +300,21 @@ def bootstrap(
         totals = resample_totals(clusters.to_numpy(), resamples, group_rng(seed, key))
         samples = statistic(pd.DataFrame(totals, columns=list(inputs)))
         low, high = _interval(samples.to_numpy(np.float64), confidence)
+        total = clusters.sum()
         for j, name in enumerate(samples.columns):
+            if ratios and name in ratios:
+                k, n = _share_counts(total, ratios[name])
+                low[j], high[j] = floored_interval(k, n, low[j], high[j], confidence)
             estimate = float(point[name].iloc[0])
             records.append((*key, name, estimate, low[j], high[j], len(clusters), resamples))
     columns = [*by, "rate", "estimate", "low", "high", "documents", "resamples"]
     return pd.DataFrame(records, columns=columns)
+
+
+def _share_counts(total: pd.Series, ratio: tuple[str, str | Sequence[str]]) -> tuple[int, int]:
+    numerator, denominator = ratio
+    columns = [denominator] if isinstance(denominator, str) else list(denominator)
+    return int(total[numerator]), int(sum(total[c] for c in columns))
 
 
 def bootstrap_rates(
@@ -260,7 +325,8 @@ def bootstrap_rates(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> pd.DataFrame:
-    """A percentile bootstrap interval for every rate of :data:`RATES`, per group of ``by``.
+    """A percentile bootstrap interval for every rate of :data:`RATES`, per group of ``by``,
+    widened to contain the exact interval of its counts (:data:`RATE_COUNTS`).
 
     ``doc_counts`` holds :data:`RATE_INPUTS` per row (see :func:`document_counts`); rows with
     the same ``by`` and ``cluster`` key are one resampling unit (an original document: use
@@ -269,7 +335,9 @@ def bootstrap_rates(
     (group, rate): ``by...``, ``rate``, ``estimate`` (the pooled rate), ``low``, ``high``,
     ``documents`` (resampled units) and ``resamples``.
     """
-    return bootstrap(doc_counts, RATE_INPUTS, rate_table, by, cluster, resamples, seed, confidence)
+    return bootstrap(
+        doc_counts, RATE_INPUTS, rate_table, by, cluster, resamples, seed, confidence, RATE_COUNTS
+    )
 
 
 def compare_rates(
@@ -280,7 +348,7 @@ def compare_rates(
     resamples: int = 2000,
     seed: int = 0,
     confidence: float = 0.95,
-    min_documents: int = 2,
+    min_documents: int = MIN_DOCUMENTS,
 ) -> pd.DataFrame:
     """Is a rate different between side ``a`` and side ``b`` (two suites, or two models)?
 

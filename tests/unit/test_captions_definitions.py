@@ -122,3 +122,15 @@ def test_the_real_definitions_reach_the_markdown(tmp_path):
 
 def test_the_report_folder_is_the_repositorys():
     assert Path(__file__).resolve().parents[2] / "workflow" / "report" == definitions.REPORT
+
+
+def test_the_group_bias_caption_states_the_flag_minimum_the_code_applies():
+    """The report's definition of a biased group names the same document minimum as
+    hinter.statistics.MIN_DOCUMENTS (the RQ1 groups table and the hinter test report apply it)."""
+    from hinter.rq import outputs
+    from hinter.rq.definitions import definitions
+    from hinter.statistics import MIN_DOCUMENTS
+
+    text = definitions(outputs.get(1, "group_bias"))
+    assert f"at least {MIN_DOCUMENTS} original documents" in " ".join(text.split())
+    assert "Clopper–Pearson" in text

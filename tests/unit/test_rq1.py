@@ -57,7 +57,8 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
 
     md = (out / "table3.md").read_text()
     assert "| scotus | 66.67 \\[0.00, 100.00\\] (50.00 \\[0.00, 100.00\\]) | N/A |" in md
-    assert "| All | 60.00 \\[20.00, 100.00\\] (66.67 \\[0.00, 100.00\\]) |" in md
+    # 3 of 5: the bootstrap's low end (20.00) widened to the exact interval's (14.66), G7
+    assert "| All | 60.00 \\[14.66, 100.00\\] (66.67 \\[0.00, 100.00\\]) |" in md
     assert "B = 2000 resamples, seed 42" in md
 
     # Every interval is the bootstrap of hinter.statistics over the original documents, drawn
@@ -80,7 +81,11 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
     assert atomic_total["intersectional_error_rate_pct"] == pytest.approx(75.0)
     assert atomic_total["difference_pct"] == pytest.approx(37.5)
     assert atomic_total["difference_lo_pct"] > 0 and atomic_total["significant"] == "yes"
-    assert set(atomic["significant"]) == {"yes", "no"}
+    assert set(atomic["significant"]) == {"yes", "no", "too few"}
+    # G7: a verdict needs MIN_DOCUMENTS documents on each side, else "too few", never "yes"
+    few = atomic["documents"] < statistics.MIN_DOCUMENTS
+    assert (atomic.loc[few, "significant"] == "too few").all() and few.any()
+    assert "(too few)" in (out / "atomic_rates.md").read_text()
     assert "## Intersectional (N=2) vs atomic" in (out / "atomic_rates.md").read_text()
 
     distinct = pd.read_csv(out / "distinct_originals.csv")
@@ -176,9 +181,17 @@ def test_empty_run_writes_every_table(tmp_path):
     )
     assert len(written) == 3 * len(rq1.TABLES)
     assert "No hidden intersectional bias" in (rq_dir / "hidden_examples.md").read_text()
+    # 0 errors of 1 mutant: the exact interval [0, 97.5], never the bootstrap's [0.00, 0.00] (G7)
     assert (
-        "| All | 0.00 \\[0.00, 0.00\\] (–) | 0.00 \\[0.00, 0.00\\] (–) |"
+        "| All | 0.00 \\[0.00, 97.50\\] (–) | 0.00 \\[0.00, 97.50\\] (–) |"
         in (rq_dir / "table3.md").read_text()
+    )
+    t3 = pd.read_csv(rq_dir / "table3.csv")
+    total = t3[t3["model"] == "Total"].iloc[0]
+    assert (total["errors"], total["decided"]) == (0, 1)
+    low, high = statistics.exact_interval(0, 1)
+    assert (total["error_rate_lo_pct"], total["error_rate_hi_pct"]) == pytest.approx(
+        (100 * low, 100 * high)
     )
     figures = rq1_plots.write_figures(rq_dir, rq_dir)  # nothing to divide: figures still drawn
     assert sorted(p.name for p in figures) == sorted(

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from score_rows import sample, score_rows
 
-from hinter import io
+from hinter import io, statistics
 from hinter.grammar import SCORES
 from hinter.plots import rq2 as rq2_plots
 from hinter.rq import figures, rq2, scores
@@ -150,3 +150,34 @@ def test_the_caption_counts_distinct_texts(files):
     text = " ".join(md.split())
     assert f"This sample: {drawn:,} scored texts, {distinct:,} distinct" in text
     assert f"Checker: {', '.join(sorted(set(frame['checker'])))}; score levels differ" in text
+
+
+@pytest.mark.parametrize("documents", [1, 4])
+def test_a_comparison_over_too_few_documents_gets_no_verdict(tmp_path, documents):
+    """G7: the old table said "yes" for a difference from one text (its bootstrap interval is a
+    point). Below MIN_DOCUMENTS documents a side gets "too few", never "yes"; the same rows
+    over MIN_DOCUMENTS documents are significant."""
+    assert documents < statistics.MIN_DOCUMENTS
+
+    def rows(n: int) -> list[dict]:
+        out = []
+        for d in range(n):
+            common = dict(doc_id=f"d{d}", order=2, biased=False, words=50)
+            out.append(dict(kind="original", issues=1 + d % 2, **common))
+            out.append(dict(kind="mutant", valid=True, issues=10 + d % 3, **common))
+        return out
+
+    for n, verdict in ((documents, statistics.TOO_FEW), (statistics.MIN_DOCUMENTS, "yes")):
+        path = tmp_path / f"s{n}.parquet"
+        io.write_parquet(score_rows(rows(n)), path, SCORES)
+        table = rq2.build_tables(scores.read_scores([ScoreFile("m", "imdb", path)]), BOOT)
+        data = table["grammar_scores"].data.set_index(["mutation", "input", "outcome"])
+        inter = data.loc[("intersectional", "valid mutant", "all")]
+        assert inter["difference"] < -10  # a clear difference either way
+        assert bool(inter["significant"]) == (verdict == "yes")
+        line = next(
+            line
+            for line in table["grammar_scores"].markdown.splitlines()
+            if "| valid mutant | all |" in line and "original" in line
+        )
+        assert line.rstrip().endswith(f"| {verdict} |"), line

@@ -312,7 +312,8 @@ def test_pooling_nothing_gives_an_empty_table():
     def shares(totals: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame({"a": totals["a"] / totals["union"]})
 
-    assert rq4._pooled(empty, ["a", "union"], shares, ["a"], STATS).empty
+    floor = {**STATS, "ratios": {"a": ("a", "union")}}  # a share's counts, as Fig. 10 passes
+    assert rq4._pooled(empty, ["a", "union"], shares, ["a"], floor).empty
 
 
 def test_a_venn_diagram_without_any_bias_is_said_not_a_crash():

@@ -173,3 +173,49 @@ def test_no_valid_mutants_give_an_empty_table(tmp_path):
     assert t.data.empty and "No valid mutants" in t.markdown
     fig = group_plots.heatmap_figure(t.data)
     assert fig.axes[0].texts[0].get_text() == "No intersectional groups"
+
+
+def test_a_group_above_its_mean_on_errors_of_too_few_documents_is_not_flagged():
+    """G7: "disorder × male" was flagged (GIB) from one error. Planted: in one scope, A has 1
+    error in 10 mutants (10%, one document), C 6 errors in 50 (12%, six documents), B none in
+    100; the mean is 7.33%. Both A and C are above it; only C is flagged, A reads "too few"."""
+    from hinter import statistics
+    from hinter.rq import group_bias
+
+    plan = {"asian × female": (10, 1), "asian × male": (50, 6), "african × male": (100, 0)}
+    groups_rows, doc_rows = [], []
+    for group, (decided, errors) in plan.items():
+        race, gender = group.split(" × ")
+        counts = dict.fromkeys(group_bias._COUNTS, 0)
+        counts.update(generated=decided, valid=decided, decided=decided, errors=errors)
+        keys = dict(model="m", dataset="imdb", attributes="race+gender", group=group)
+        groups_rows.append(
+            {**keys, "kind": "GIB", "scope": "race × gender", "race": race, "gender": gender,
+             **counts}
+        )  # fmt: skip
+        for d in range(decided):  # one mutant per document; the errors in the first ones
+            row = dict.fromkeys(statistics.COLUMNS, 0)
+            row.update(generated=1, valid=1, decided=1, errors=int(d < errors), originals=1)
+            doc_rows.append({**keys, "doc_id": f"{group}-{d}", **row})
+    table = group_bias.pool_groups(pd.DataFrame(groups_rows), ["model", "dataset"])
+    assert table["above_mean"].tolist() == [False, True, True]  # the paper's rule alone
+    full = groups.with_intervals(table, pd.DataFrame(doc_rows), BOOT)
+    for model in ("m", groups.TOTAL):
+        rows = full[full["model"] == model].set_index("group")
+        assert rows["error_documents"].to_dict() == {
+            "african × male": 0, "asian × female": 1, "asian × male": 6
+        }  # fmt: skip
+        assert rows["above_mean"].to_dict() == {
+            "african × male": False, "asian × female": False, "asian × male": True
+        }  # fmt: skip
+    csv = full[full["model"] == "m"].rename(
+        columns={"error_rate": "error_rate_pct", "scope_mean": "scope_mean_pct"}
+    )
+    for c in ("error_rate_pct", "scope_mean_pct"):
+        csv[c] = 100 * csv[c]
+    shown = groups._groups_md(csv).set_index("Group")["Above mean"].to_dict()
+    assert shown == {"african × male": "no", "asian × female": "too few", "asian × male": "yes"}
+    summary = group_bias.group_summary(full, ["model", "dataset"])
+    gib = summary[(summary["model"] == "m") & (summary["scope"] == "race × gender")].iloc[0]
+    assert (gib["biased_groups"], gib["groups"]) == (1, 3)
+    assert f"at least {statistics.MIN_DOCUMENTS} original documents" in groups.FLAG_RULE

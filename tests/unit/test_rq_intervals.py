@@ -7,10 +7,10 @@ import math
 import pandas as pd
 import pytest
 
-from hinter import rates
+from hinter import rates, statistics
 from hinter.rq import intervals
 from hinter.rq.intervals import Bootstrap
-from hinter.statistics import COLUMNS
+from hinter.statistics import COLUMNS, exact_interval
 
 BOOT = Bootstrap(resamples=2000, seed=3)
 
@@ -31,13 +31,16 @@ def table_of(frame: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return rates.add_rates(rates.pool(frame, by))[[*by, "errors", "decided", "error_rate"]]
 
 
-def test_identical_documents_give_a_zero_width_interval():
+def test_identical_documents_give_the_exact_interval_of_their_counts():
+    """G7: identical documents give the bootstrap no variance (it said [25.00, 25.00]); the
+    interval is widened to the exact one of 30 errors in 120 mutants."""
     frame = docs([(1, 4)] * 30, dataset="d", model="m")
     got = intervals.add_intervals(
         table_of(frame, ["dataset", "model"]), frame, ["dataset", "model"], ["error_rate"], BOOT
     )
     (row,) = got.to_dict("records")
-    assert row["error_rate"] == row["error_rate_lo"] == row["error_rate_hi"] == 0.25
+    assert row["error_rate"] == 0.25
+    assert (row["error_rate_lo"], row["error_rate_hi"]) == exact_interval(30, 120)
     assert list(got.columns) == [
         "dataset", "model", "errors", "decided", "error_rate", "error_rate_lo", "error_rate_hi"
     ]  # fmt: skip
@@ -69,14 +72,16 @@ def test_pooled_levels_draw_a_document_once_for_every_model():
     assert found.loc[("x", "Total"), "documents"] == 40
     assert found.loc[("All", "m1"), "documents"] == 50
     assert found.loc[("All", "Total"), "documents"] == 50
-    # every document of x has exactly one error over the two models: a zero-width interval
+    # every document of x has exactly one error over the two models: the bootstrap has no
+    # variance, the interval is the exact one of 40 errors in 80 mutants
     x_total = found.loc[("x", "Total")]
-    assert x_total["error_rate"] == x_total["error_rate_lo"] == x_total["error_rate_hi"] == 0.5
+    assert x_total["error_rate"] == 0.5
+    assert (x_total["error_rate_lo"], x_total["error_rate_hi"]) == exact_interval(40, 80)
     assert found.loc[("x", "m1"), "error_rate_lo"] < 0.5 < found.loc[("x", "m1"), "error_rate_hi"]
 
 
 def test_intervals_are_seeded():
-    frame = docs([(i % 3 == 0, 2) for i in range(60)])
+    frame = docs([(10 * (i % 3 == 0), 10) for i in range(60)])  # wider than the exact one
     one = intervals.rate_intervals(frame, [], ["error_rate"], Bootstrap(500, seed=1))
     again = intervals.rate_intervals(frame, [], ["error_rate"], Bootstrap(500, seed=1))
     other = intervals.rate_intervals(frame, [], ["error_rate"], Bootstrap(500, seed=2))
@@ -101,7 +106,8 @@ def test_rows_without_documents_keep_empty_bounds():
         ignore_index=True,
     )  # fmt: skip
     got = intervals.add_intervals(table, frame, ["dataset", "model"], ["error_rate"], BOOT)
-    assert math.isnan(got.loc[1, "error_rate_lo"]) and got.loc[0, "error_rate_lo"] == 0.5
+    assert math.isnan(got.loc[1, "error_rate_lo"])
+    assert (got.loc[0, "error_rate_lo"], got.loc[0, "error_rate_hi"]) == exact_interval(1, 2)
 
 
 def test_compare_finds_a_real_difference_and_no_difference():
@@ -117,6 +123,31 @@ def test_compare_finds_a_real_difference_and_no_difference():
     assert real["p_value"] < 0.01
     assert intervals.difference_cell(real).endswith("]*")
     assert intervals.compare(same.iloc[:0], same, keys, "error_rate", BOOT).empty
+
+
+def test_a_difference_over_too_few_documents_gets_no_verdict():
+    """G7: 4 documents a side, every mutant of one side bias-inducing and none of the other:
+    the interval excludes 0 but the verdict is "too few" (a table, a sentence), never "yes"."""
+    n = statistics.MIN_DOCUMENTS - 1
+    high, low = (
+        docs([(3, 3)] * n, dataset="d", model="m"),
+        docs([(0, 3)] * n, dataset="d", model="m"),
+    )
+    keys = ["dataset", "model"]
+    found = intervals.compare(high, low, keys, "error_rate", BOOT)
+    (row,) = found.to_dict("records")
+    assert row["difference_lo"] > 0 and not row["significant"] and row["side_documents"] == n
+    assert intervals.difference_cell(row).endswith("(too few)")
+    assert intervals.verdicts(found).tolist() == [statistics.TOO_FEW]
+    raw = statistics.compare_rates(high, low, resamples=200, seed=1)
+    sentence = intervals.comparison_sentence("a vs b", "error_rate", raw.iloc[0])
+    assert sentence.endswith(f"too few documents for a verdict (< {statistics.MIN_DOCUMENTS})")
+    more = docs([(3, 3)] * (n + 1), dataset="d", model="m")
+    (enough,) = intervals.compare(more, low, keys, "error_rate", BOOT).to_dict("records")
+    assert not enough["significant"]  # the other side still has n documents
+    both = docs([(0, 3)] * (n + 1), dataset="d", model="m")
+    (judged,) = intervals.compare(more, both, keys, "error_rate", BOOT).to_dict("records")
+    assert judged["significant"] and intervals.difference_cell(judged).endswith("]*")
 
 
 def test_cells():
@@ -167,7 +198,12 @@ def test_totals_intervals_give_percent_columns_of_any_statistic():
     assert list(out.columns) == ["model", "errors", "decided",
                                  *intervals.percent_columns(["error_rate"])]  # fmt: skip
     assert out["error_rate_pct"].tolist() == [50.0, 0.0]
-    assert out["error_rate_low_pct"].tolist() == [50.0, 0.0]  # identical documents
+    # identical documents: the exact intervals of 5 of 10 and 0 of 10 (the bootstrap's points)
+    exact = [exact_interval(5, 10), exact_interval(0, 10)]
+    assert out["error_rate_low_pct"].tolist() == [100 * lo for lo, _ in exact]
+    assert out["error_rate_high_pct"].tolist() == [100 * hi for _, hi in exact]
+    with pytest.raises(ValueError, match="no counts for rate"):
+        intervals.totals_intervals(frame, ["errors"], error_rate, ["error_ratio"], ["model"])
     assert BOOT.keywords() == {"resamples": 2000, "seed": 3, "confidence": 0.95}
     empty = intervals.totals_intervals(
         frame.iloc[:0], ["errors", "decided"], error_rate, ["error_rate"], ["model"]

@@ -44,7 +44,9 @@ def interval(table: pd.DataFrame, rate: str = "error_rate", **where) -> pd.Serie
     return pd.Series(row)
 
 
-def test_identical_documents_give_a_zero_width_interval():
+def test_identical_documents_collapse_the_bootstrap_and_the_exact_interval_floors_it():
+    """G7: 50 identical documents give the percentile bootstrap no variance (a point); the
+    rates' intervals are then the exact ones of their counts (:data:`RATE_COUNTS`)."""
     docs = counts_frame(
         [
             {
@@ -58,11 +60,15 @@ def test_identical_documents_give_a_zero_width_interval():
         ]
         * 50
     )
-    table = statistics.bootstrap_rates(docs, resamples=300, seed=1)
-    for rate, value in (("error_rate", 1 / 3), ("valid_share", 3 / 4), ("distinct_share", 1.0)):
-        row = interval(table, rate)
-        assert row["estimate"] == pytest.approx(value)
-        assert row["low"] == pytest.approx(value) and row["high"] == pytest.approx(value)
+    keywords = {"resamples": 300, "seed": 1}
+    raw = statistics.bootstrap(docs, statistics.RATE_INPUTS, statistics.rate_table, **keywords)
+    table = statistics.bootstrap_rates(docs, **keywords)
+    for rate, k, n in (("error_rate", 50, 150), ("valid_share", 150, 200),
+                       ("distinct_share", 50, 50)):  # fmt: skip
+        point, row = interval(raw, rate), interval(table, rate)
+        assert row["estimate"] == pytest.approx(k / n)
+        assert point["low"] == pytest.approx(k / n) and point["high"] == pytest.approx(k / n)
+        assert (row["low"], row["high"]) == pytest.approx(statistics.exact_interval(k, n))
     hidden = interval(table, "hidden_rate")  # nothing counted: NaN, not an error
     assert math.isnan(hidden["estimate"]) and math.isnan(hidden["low"])
 
@@ -240,17 +246,46 @@ def test_exact_interval_matches_the_closed_forms_and_brackets_the_rate():
     assert wide[0] < 0.25 < wide[1] and narrow[0] < 0.25 < narrow[1]
     assert narrow[1] - narrow[0] < (wide[1] - wide[0]) / 5
     assert all(math.isnan(v) for v in statistics.exact_interval(0, 0))
+    # a million trials (the sum is cut to the terms near the mean): the normal approximation
+    lo, hi = statistics.exact_interval(100_000, 1_000_000)
+    half = 1.959964 * math.sqrt(0.1 * 0.9 / 1_000_000)
+    assert lo == pytest.approx(0.1 - half, abs=5e-6) and hi == pytest.approx(0.1 + half, abs=5e-6)
 
 
 def test_a_collapsed_bootstrap_interval_is_floored_by_the_exact_one():
     """P7: 1 error of 4 mutants, all from one document: the bootstrap says [0.25, 0.25]."""
     docs = counts_frame([{"generated": 4, "valid": 4, "decided": 4, "errors": 1}])
-    row = interval(statistics.bootstrap_rates(docs, resamples=200, seed=1))
-    assert row["low"] == row["high"] == 0.25  # what the report showed
-    lo, hi = statistics.floored_interval(1, 4, row["low"], row["high"])
+    inputs = (statistics.RATE_INPUTS, statistics.rate_table)
+    raw = interval(statistics.bootstrap(docs, *inputs, resamples=200, seed=1))
+    assert raw["low"] == raw["high"] == 0.25  # what the report showed
+    lo, hi = statistics.floored_interval(1, 4, raw["low"], raw["high"])
     assert (lo, hi) == pytest.approx(statistics.exact_interval(1, 4)) and hi - lo > 0.7
+    row = interval(statistics.bootstrap_rates(docs, resamples=200, seed=1))  # floored itself
+    assert (row["low"], row["high"]) == (lo, hi)
+    zero = counts_frame([{"generated": 1, "valid": 1, "decided": 1, "errors": 0}])
+    row = interval(statistics.bootstrap_rates(zero, resamples=200, seed=1))  # 0 of 1
+    assert (row["low"], row["high"]) == statistics.exact_interval(0, 1)
+    assert row["high"] == pytest.approx(0.975)
     # a wider bootstrap interval is kept (clustered mutants are not independent)
     assert statistics.floored_interval(50, 100, 0.3, 0.7) == (0.3, 0.7)
+
+
+def test_a_floored_interval_is_the_union_of_the_bootstrap_and_the_exact_interval():
+    """The shortcut (a bound already beyond the exact one is kept without a bisection) gives
+    exactly min/max with the exact interval, on bounds on both sides of it."""
+    rng = np.random.default_rng(5)
+    for _ in range(150):
+        n = int(rng.choice([1, 3, 12, 80, 5000]))
+        k = int(rng.integers(0, n + 1))
+        lo_exact, hi_exact = statistics.exact_interval(k, n)
+        low = float(np.clip(lo_exact + rng.normal(0, 0.05), 0, 1))
+        high = float(np.clip(max(low, hi_exact + rng.normal(0, 0.05)), 0, 1))
+        got = statistics.floored_interval(k, n, low, high)
+        assert got == pytest.approx((min(low, lo_exact), max(high, hi_exact)), abs=1e-12)
+    assert statistics.floored_interval(0, 1, float("nan"), float("nan")) == pytest.approx(
+        (0, 0.975)
+    )
+    assert all(math.isnan(v) for v in statistics.floored_interval(0, 0, 0.1, 0.2))
 
 
 def test_one_document_is_never_significant():
@@ -262,3 +297,5 @@ def test_one_document_is_never_significant():
     assert not row["significant"]
     two = interval(statistics.compare_rates(a, b, resamples=300, seed=1, min_documents=1))
     assert two["significant"]  # what the old rule said
+    assert statistics.verdict(row["significant"], 1) == statistics.TOO_FEW
+    assert statistics.verdict(True, statistics.MIN_DOCUMENTS) == "yes"

@@ -26,6 +26,7 @@ from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import definitions, intervals, outputs, paper
 from hinter.rq.intervals import Bootstrap
 from hinter.rq.scores import difference as score_difference
+from hinter.statistics import MIN_DOCUMENTS
 
 NAME = "paper_vs_run"
 # The RQ tables it reads (CSV), by name.
@@ -40,7 +41,6 @@ NOT_COMPARABLE = "not comparable"
 # a pooled cell ("Total", "All") whose pool is not the paper's models and datasets (G6)
 OTHER_MODELS = "not comparable (other models)"
 # a rate over fewer original documents than MIN_DOCUMENTS: shown, marked, never judged (G7)
-MIN_DOCUMENTS = 5
 FEW_DOCUMENTS = f"too few documents (< {MIN_DOCUMENTS})"
 # a rate of (or pooling) a model that gave every tested original one label set (G12)
 CONSTANT = "constant model"

@@ -1,6 +1,7 @@
 """Group-level bias (issue 13 item 8; MUTAINT ``000`` Table 4, Lalor et al. ``003``): error
 rates per attribute class (GAB) and per intersectional class combination (GIB), per model and
-dataset and pooled, with bootstrap intervals, groups above their scope's mean flagged; and a
+dataset and pooled, with bootstrap intervals, groups above their scope's mean flagged (when
+their errors come from :data:`hinter.statistics.MIN_DOCUMENTS` documents); and a
 heatmap of the intersectional groups. Written by rule ``rq1_groups`` as RQ1 outputs
 (subcategory "Group bias").
 
@@ -28,6 +29,7 @@ from hinter.rq import definitions, group_bias, outputs
 from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import OutcomeFile, by_model_and_dataset
+from hinter.statistics import MIN_DOCUMENTS
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,14 @@ COLUMNS = [
     "parent_biased",
 ]
 KEYS = ["model", "dataset", "kind", "scope", "attributes", "group"]
+# A biased group needs its errors from several documents: one error (or one document's) above
+# a small mean is no evidence (issue 31, G7). The table's caption says it.
+FLAG_RULE = (
+    f"A group is flagged (Above mean: yes; counted in X/Y) only when its rate is above its "
+    f"scope's mean and its bias-inducing mutants come from at least {MIN_DOCUMENTS} original "
+    f"documents (CSV error_documents); above the mean on fewer it reads "
+    f'"{statistics.TOO_FEW}" and is not counted.'
+)
 
 
 def read_valid(files: Sequence[OutcomeFile]) -> pd.DataFrame:
@@ -85,7 +95,10 @@ def collect(files: Sequence[OutcomeFile], pairs: pd.DataFrame) -> tuple[pd.DataF
 def with_intervals(table: pd.DataFrame, docs: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
     """Per (model, dataset) groups and the groups pooled over every model and dataset
     ("Total"/"All"), each with the interval of its error rate (a bootstrap over original
-    documents; pooled: over (dataset, document), every model's mutants of a document together)."""
+    documents; pooled: over (dataset, document), every model's mutants of a document together)
+    and ``error_documents``, the original documents its bias-inducing mutants come from. A
+    group stays flagged (``above_mean``) only when they are at least
+    :data:`hinter.statistics.MIN_DOCUMENTS` (:data:`FLAG_RULE`)."""
     pooled = group_bias.pool_groups(table.drop(columns=["model", "dataset"]))
     pooled = pooled.assign(model=TOTAL, dataset=ALL)
     frames = []
@@ -98,9 +111,14 @@ def with_intervals(table: pd.DataFrame, docs: pd.DataFrame, boot: Bootstrap) -> 
             docs, keys, cluster, boot.resamples, boot.seed, boot.confidence
         )
         boot_rows = boot_rows[boot_rows["rate"] == "error_rate"][[*keys, "low", "high"]]
+        hit = docs[docs["errors"] > 0].drop_duplicates([*keys, *cluster])
+        found = hit.groupby(keys, sort=True).size().rename("error_documents").reset_index()
         merged = part.merge(boot_rows, on=keys, how="left", validate="one_to_one")
-        frames.append(merged)
-    return pd.concat(frames, ignore_index=True)
+        frames.append(merged.merge(found, on=keys, how="left", validate="one_to_one"))
+    full = pd.concat(frames, ignore_index=True)
+    full["error_documents"] = full["error_documents"].fillna(0).astype("int64")
+    full["above_mean"] = full["above_mean"] & (full["error_documents"] >= MIN_DOCUMENTS)
+    return full
 
 
 def group_table(
@@ -115,7 +133,7 @@ def group_table(
     model and dataset, and the pooled groups."""
     table, docs = collect(files, pairs)
     title = "Group-level bias — error rates per attribute class and class combination"
-    caption = definitions.caption(1, "group_bias", boot.describe())
+    caption = definitions.caption(1, "group_bias", boot.describe(), FLAG_RULE)
     if table.empty:
         csv = pd.DataFrame(columns=_csv_columns([]))
         return Table(csv, document(title, caption, "No valid mutants with a known outcome.\n"))
@@ -161,6 +179,7 @@ def _csv_columns(attributes: Sequence[str]) -> list[str]:
         *attributes,
         "decided",
         "errors",
+        "error_documents",
         "error_rate_pct",
         "low",
         "high",
@@ -203,7 +222,12 @@ def _groups_md(rows: pd.DataFrame) -> pd.DataFrame:
                 cell(v, lo, hi, scale=1, missing="")
                 for v, lo, hi in zip(rows["error_rate_pct"], rows["low"], rows["high"], strict=True)
             ],
-            "Above mean": rows["above_mean"].map(lambda v: "yes" if v else "no"),
+            "Above mean": [
+                "yes" if flag else statistics.TOO_FEW if rate > mean else "no"
+                for flag, rate, mean in zip(
+                    rows["above_mean"], rows["error_rate_pct"], rows["scope_mean_pct"], strict=True
+                )
+            ],
             "Parity gap": rows["parity_gap"].map(lambda v: f"{v:.4f}"),
         }
     )

@@ -3,7 +3,9 @@
 Every rate of an RQ table gets a 95% percentile bootstrap interval over *original documents*
 (mutants of one document are not independent: :mod:`hinter.statistics` resamples documents and
 takes all their mutants along), seeded, with the number of resamples from the run's config
-(``statistics: {resamples, confidence, seed}``). This module turns that into table columns
+(``statistics: {resamples, confidence, seed}``), widened to contain the exact (Clopper–Pearson)
+interval of the rate's counts (:data:`SHARES`; a bootstrap over one document, or with no event,
+is a point). This module turns that into table columns
 and table cells; it never recomputes a rate (:mod:`hinter.rates` does, through
 :func:`hinter.statistics.rate_table`).
 
@@ -63,6 +65,17 @@ from hinter.render import percent
 # (UNIT, doc_id), one original document of one dataset.
 UNIT = "unit_dataset"
 CLUSTER = (UNIT, "doc_id")
+# Every share an RQ table gives an interval, as (numerator, denominator) counts: its bootstrap
+# interval is widened to contain the exact interval of those counts (issue 31, G7).
+SHARES = {
+    **statistics.RATE_COUNTS,
+    **rate_functions.ACCURACY_RATIOS,
+    **rate_functions.COUNTERPART_RATIOS,
+    # RQ3.2 (hinter.rates.add_invariant_rates): false positives among discarded mutants with
+    # a known outcome, and among every bias-inducing mutant (true + false positives)
+    "discarded_error_rate": ("false_positives", "discarded_decided"),
+    "false_positive_share": ("false_positives", ("false_positives", "errors")),
+}
 
 
 @dataclass(frozen=True)
@@ -104,7 +117,7 @@ class Bootstrap:
         return (
             f"[lo, hi] = {self.level}% percentile bootstrap interval over original documents "
             f"(B = {self.resamples} resamples, seed {self.seed}; all mutants of a drawn document "
-            "come along)."
+            "come along), widened to contain the exact (Clopper–Pearson) interval of the counts."
         )
 
 
@@ -216,10 +229,12 @@ def compare(
     cluster: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """``rate(a) - rate(b)`` per group of ``by``: ``rate_a``, ``rate_b``, ``difference``,
-    ``difference_lo``, ``difference_hi``, ``p_value`` and ``significant`` (the interval
-    excludes 0). Documents both sides share are drawn together (paired)."""
+    ``difference_lo``, ``difference_hi``, ``p_value``, ``significant`` (the interval
+    excludes 0 and each side has :data:`hinter.statistics.MIN_DOCUMENTS` documents) and
+    ``side_documents`` (the fewer documents of the two sides). Documents both sides share are
+    drawn together (paired)."""
     columns = [*by, "rate_a", "rate_b", "difference", "difference_lo", "difference_hi",
-               "p_value", "significant"]  # fmt: skip
+               "p_value", "significant", "side_documents"]  # fmt: skip
     if a.empty:
         return pd.DataFrame(columns=columns)
     cluster = resampling_unit(a, cluster)
@@ -227,7 +242,22 @@ def compare(
     found = found[found["rate"] == rate].rename(
         columns={"low": "difference_lo", "high": "difference_hi"}
     )
+    found["side_documents"] = side_documents(found)
     return found[columns].reset_index(drop=True)
+
+
+def verdicts(compared: pd.DataFrame) -> pd.Series:
+    """``yes`` / ``no`` / "too few" per row of :func:`compare` (empty where nothing was
+    compared)."""
+    said = compared["significant"].map({True: "yes", False: "no"})
+    return said.mask(compared["side_documents"] < statistics.MIN_DOCUMENTS, statistics.TOO_FEW)
+
+
+def side_documents(compared) -> Any:
+    """The documents of the smaller side of rows of :func:`hinter.statistics.compare_rates`
+    (a frame or one row): a verdict needs :data:`hinter.statistics.MIN_DOCUMENTS` of them."""
+    a, b = compared["shared"] + compared["only_a"], compared["shared"] + compared["only_b"]
+    return np.minimum(a, b)
 
 
 def resampling_unit(frame: pd.DataFrame, cluster: Sequence[str] | None = None) -> list[str]:
@@ -247,11 +277,17 @@ def totals_intervals(
     rates: Sequence[str],
     by: Sequence[str],
     cluster: Sequence[str] = ("doc_id",),
+    ratios: Mapping[str, tuple[str, str | Sequence[str]]] | None = None,
     **stats: Any,
 ) -> pd.DataFrame:
     """One row per group of ``by``: the totals of ``inputs`` and, per rate of ``rates`` (columns
     of ``statistic`` applied to totals), its estimate and percentile interval in percent
-    (:func:`percent_columns`). ``stats`` are :meth:`Bootstrap.keywords`."""
+    (:func:`percent_columns`), widened to contain the exact interval of the rate's counts:
+    ``ratios`` (or :data:`SHARES`) names them. ``stats`` are :meth:`Bootstrap.keywords`."""
+    ratios = {**SHARES, **(ratios or {})}
+    unknown = [r for r in rates if r not in ratios]
+    if unknown:
+        raise ValueError(f"no counts for rate(s) {unknown}: pass ratios={{rate: (num, den)}}")
     totals = doc_counts.groupby(list(by), sort=False, dropna=False)[list(inputs)].sum()
     totals = totals.reset_index() if by else pd.DataFrame([doc_counts[list(inputs)].sum()])
     if doc_counts.empty:
@@ -260,7 +296,8 @@ def totals_intervals(
     def chosen(frame: pd.DataFrame) -> pd.DataFrame:
         return statistic(frame)[list(rates)]
 
-    boot = statistics.bootstrap(doc_counts, inputs, chosen, by, cluster, **stats)
+    shares = {r: ratios[r] for r in rates}
+    boot = statistics.bootstrap(doc_counts, inputs, chosen, by, cluster, **stats, ratios=shares)
     wide = totals
     for rate in rates:
         part = boot.loc[boot["rate"] == rate, [*by, "estimate", "low", "high"]]
@@ -328,24 +365,31 @@ def percent_cell(row: Mapping[str, Any], rate: str) -> str:
 
 
 def difference_cell(row: Mapping[str, Any], digits: int = 2, scale: float = 100.0) -> str:
-    """``+5.10 [2.00, 8.30]*`` for a row of :func:`compare` (``*``: significant); ``–`` when
+    """``+5.10 [2.00, 8.30]*`` for a row of :func:`compare` (``*``: significant; "too few"
+    where a side has fewer than :data:`hinter.statistics.MIN_DOCUMENTS` documents); ``–`` when
     either rate is undefined."""
     d = row.get("difference")
     if _nan(d):
         return "–"
     text = cell(d, row.get("difference_lo"), row.get("difference_hi"), digits, scale, signed=True)
+    if row.get("side_documents", statistics.MIN_DOCUMENTS) < statistics.MIN_DOCUMENTS:
+        return f"{text} ({statistics.TOO_FEW})"
     return text + ("*" if bool(row.get("significant")) else "")
 
 
 def comparison_sentence(what: str, rate: str, row: Mapping[str, Any]) -> str:
     """ "<what>, error rate: 3.94 vs 2.95, difference +0.99 [0.50, 1.40] points, p = 0.002:
     significant" for a row of :func:`hinter.statistics.compare_rates` (percent points; "–"
-    when a side has nothing to divide)."""
+    when a side has nothing to divide; "too few documents" below
+    :data:`hinter.statistics.MIN_DOCUMENTS` on a side)."""
     name = rate.replace("_", " ")
     diff = row["difference"]
     if pd.isna(diff):
         return f"{what}, {name}: nothing to compare"
-    verdict = "significant" if row["significant"] else "not significant"
+    if side_documents(row) < statistics.MIN_DOCUMENTS:
+        verdict = f"{statistics.TOO_FEW} documents for a verdict (< {statistics.MIN_DOCUMENTS})"
+    else:
+        verdict = "significant" if row["significant"] else "not significant"
     return (
         f"{what}, {name}: {percent(row['rate_a'])} vs {percent(row['rate_b'])}, difference "
         f"{100 * diff:+.2f} [{percent(row['low'])}, {percent(row['high'])}] points, "

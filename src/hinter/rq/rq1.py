@@ -180,7 +180,7 @@ def atomic_rates(
             "difference_lo_pct": 100 * grid["difference_lo"],
             "difference_hi_pct": 100 * grid["difference_hi"],
             "p_value": grid["p_value"],
-            "significant": grid["significant"].map({True: "yes", False: "no"}),
+            "significant": intervals.verdicts(grid),
             "documents": grid["documents"],
             "constant": constant_models(grid, collected),
         }

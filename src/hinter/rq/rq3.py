@@ -31,7 +31,7 @@ from hinter.plots import style
 from hinter.render import Table, document, markdown_table, prose, write_table
 from hinter.rq import outputs, paper, scores
 from hinter.rq.definitions import caption
-from hinter.rq.intervals import Bootstrap
+from hinter.rq.intervals import SHARES, Bootstrap, side_documents
 from hinter.rq.intervals import cell as interval_cell
 from hinter.rq.ordering import in_order
 from hinter.rq.outcomes import RATE_COLUMNS, OutcomeFile, by_model_and_dataset, read_outcomes
@@ -74,6 +74,7 @@ VALIDITY_COLUMNS = [
     "vs_atomic_high",
     "vs_atomic_p_value",
     "vs_atomic_significant",
+    "vs_atomic_documents",  # the fewer documents of the two sides: a verdict needs MIN_DOCUMENTS
     "too_long",  # discarded by the sentence cap (the original artifact's), never parsed
 ]
 _PCT = [
@@ -94,6 +95,7 @@ POSITIVE_COLUMNS = [
     "predicted_discarded",
     *_PCT,
     "significant",
+    "documents",  # resampled documents: a verdict needs statistics.MIN_DOCUMENTS
 ]
 
 
@@ -141,6 +143,7 @@ def _kind_comparison(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
         "vs_atomic_high",
         "vs_atomic_p_value",
         "vs_atomic_significant",
+        "vs_atomic_documents",
     ]
     if a.empty or b.empty:
         return pd.DataFrame(columns=columns)
@@ -157,6 +160,7 @@ def _kind_comparison(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
             "vs_atomic_high": -100 * c["low"],
             "vs_atomic_p_value": c["p_value"],
             "vs_atomic_significant": c["significant"].astype("boolean"),
+            "vs_atomic_documents": side_documents(c),
         }
     )[columns]
 
@@ -277,7 +281,9 @@ def validity(
                     strict=True,
                 )
             ],
-            "Significant": shown["vs_atomic_significant"].map(scores.significance),
+            "Significant": scores.significances(
+                shown["vs_atomic_significant"], shown["vs_atomic_documents"]
+            ),
         }
     )
     text = caption(
@@ -373,7 +379,7 @@ def _positive_totals(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
     keys = POSITIVE_KEYS
     boxes = statistics.bootstrap(
         view, POSITIVE_INPUTS, _positive_rates, keys, CLUSTER,
-        boot.resamples, boot.seed, boot.confidence,
+        boot.resamples, boot.seed, boot.confidence, SHARES,
     )  # fmt: skip
     wide = boxes.pivot(index=keys, columns="rate", values=["low", "high"])
     totals = view.groupby(keys, sort=True)[POSITIVE_COUNTS].sum().reset_index()
@@ -388,7 +394,9 @@ def _positive_totals(view: pd.DataFrame, boot: Bootstrap) -> pd.DataFrame:
     for name in POSITIVE_RATES[1:]:
         for suffix in ("", "_low", "_high"):
             totals.loc[unknown, f"{name}{suffix}"] = np.nan
-    significant = (totals["difference_low"] > 0) | (totals["difference_high"] < 0)
+    totals["documents"] = boxes.drop_duplicates(keys).set_index(keys)["documents"][idx].to_numpy()
+    enough = totals["documents"] >= statistics.MIN_DOCUMENTS  # one document: a point interval
+    significant = enough & ((totals["difference_low"] > 0) | (totals["difference_high"] < 0))
     totals["significant"] = significant.astype("boolean").mask(totals["difference"].isna())
     totals["predicted_discarded"] = ~unknown
     return totals
@@ -425,8 +433,8 @@ def _positives_markdown(shown: pd.DataFrame) -> pd.DataFrame:
             "Error rate, discarded (%)": [cell(r, "discarded_error_rate") for r in rows],
             "Difference": [cell(r, "difference") for r in rows],
             "Significant": [
-                scores.significance(s) if p else ""
-                for s, p in zip(shown["significant"], predicted, strict=True)
+                scores.significance(s, n) if p else ""
+                for s, n, p in zip(shown["significant"], shown["documents"], predicted, strict=True)
             ],
         }
     )

@@ -389,7 +389,8 @@ def _region_records(
             {k: (totals[k].astype(float) / union).where(union > 0) for k in region_keys}
         )
 
-    grid = _pooled(doc_counts, [*region_keys, "union"], shares, region_keys, stats)
+    floor = {**stats, "ratios": {k: (k, "union") for k in region_keys}}  # a region's share
+    grid = _pooled(doc_counts, [*region_keys, "union"], shares, region_keys, floor)
     grid = in_order(grid, {"model": [*models, TOTAL], "dataset": [*datasets, ALL]})
     return [
         {

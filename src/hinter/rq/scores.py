@@ -6,7 +6,8 @@ The scores come from the grammar runs' files (:data:`hinter.grammar.SCORES`, one
 groups (mutants vs their originals, valid vs discarded mutants, bias-inducing vs benign texts)
 is the difference of their pooled scores, with a percentile interval from the same bootstrap
 over original documents: an original and its mutants are drawn together, so the comparison is
-paired. The difference is *significant* when its interval excludes 0.
+paired. The difference is *significant* when its interval excludes 0 and each side has
+:data:`hinter.statistics.MIN_DOCUMENTS` documents ("too few" otherwise).
 
 Resampling units are (dataset, doc_id): the samples of several models on one dataset share
 originals, which are not independent either.
@@ -29,7 +30,7 @@ from hinter.render import Table, document, markdown_table
 from hinter.rq.intervals import Bootstrap, cell
 from hinter.rq.ordering import in_order, kinds_in_order
 from hinter.rq.outcomes import kind as kind_of
-from hinter.statistics import bootstrap
+from hinter.statistics import MIN_DOCUMENTS, bootstrap, verdict
 
 CLUSTER = ("dataset", "doc_id")
 COLUMNS = [
@@ -115,13 +116,20 @@ def difference(
     boot: Bootstrap,
 ) -> pd.DataFrame:
     """Pooled score of rows ``a`` minus that of rows ``b`` per group of ``by``, with its
-    interval (both sides resampled by the same draw of documents) and ``significant``."""
+    interval (both sides resampled by the same draw of documents), ``side_documents`` (the
+    fewer documents of the two sides) and ``significant`` (the interval excludes 0 and each
+    side has :data:`hinter.statistics.MIN_DOCUMENTS` documents: one text's interval is a
+    point, and any difference would look significant)."""
     weights = {"a": a.to_numpy(bool), "b": b.to_numpy(bool)}
     inputs = frame[[*by, *CLUSTER]].copy()
     for side, mask in weights.items():
         inputs[f"issues_{side}"] = np.where(mask, frame["issues"], 0).astype(np.int64)
         inputs[f"words_{side}"] = np.where(mask, frame["words"], 0).astype(np.int64)
-    inputs = inputs[a.to_numpy(bool) | b.to_numpy(bool)]
+    either = weights["a"] | weights["b"]
+    inputs = inputs[either]
+    sides = inputs.assign(a=weights["a"][either], b=weights["b"][either])
+    per_doc = sides.groupby([*by, *CLUSTER], sort=True)[["a", "b"]].any()
+    per_side = per_doc.groupby(level=list(by)).sum() if by else per_doc.sum().to_frame().T
     table = bootstrap(
         inputs,
         ("issues_a", "words_a", "issues_b", "words_b"),
@@ -132,7 +140,14 @@ def difference(
         boot.seed,
         boot.confidence,
     )
-    table["significant"] = (table["low"] > 0) | (table["high"] < 0)
+    fewer = per_side.min(axis=1)
+    table["side_documents"] = (
+        table[list(by)].merge(fewer.rename("n").reset_index(), on=list(by), how="left")["n"]
+        if by
+        else int(fewer.iloc[0])
+    )
+    enough = table["side_documents"] >= MIN_DOCUMENTS
+    table["significant"] = enough & ((table["low"] > 0) | (table["high"] < 0))
     return table.drop(columns=["rate", "resamples"]).rename(columns={"estimate": "difference"})
 
 
@@ -165,11 +180,18 @@ def compare(
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def significance(value) -> str:
-    """A comparison's verdict as the Markdown tables write it."""
+def significance(value, documents=None) -> str:
+    """A comparison's verdict as the Markdown tables write it: ``yes`` / ``no``, "too few"
+    when ``documents`` (the smaller side's) are fewer than
+    :data:`hinter.statistics.MIN_DOCUMENTS`, empty where nothing was compared."""
     if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
         return ""
-    return "yes" if bool(value) else "no"
+    return verdict(value, MIN_DOCUMENTS if documents is None else documents)
+
+
+def significances(values, documents) -> list[str]:
+    """:func:`significance` of each (verdict, documents) pair."""
+    return [significance(v, d) for v, d in zip(values, documents, strict=True)]
 
 
 def score_table(
@@ -189,13 +211,21 @@ def score_table(
         return Table(csv, document(title, caption, body))
     if len(diffs):
         table = table.merge(
-            diffs[[*keys, "compared_with", "difference", "low", "high", "significant"]].rename(
-                columns={"low": "difference_low", "high": "difference_high"}
-            ),
+            diffs[
+                [
+                    *keys,
+                    "compared_with",
+                    "difference",
+                    "low",
+                    "high",
+                    "significant",
+                    "side_documents",
+                ]
+            ].rename(columns={"low": "difference_low", "high": "difference_high"}),
             on=keys,
             how="left",
         )
-    for column in CSV_COLUMNS[-5:]:  # no comparison at all
+    for column in [*CSV_COLUMNS[-5:], "side_documents"]:  # no comparison at all
         if column not in table.columns:
             table[column] = None
     table = in_order(
@@ -226,7 +256,7 @@ def score_table(
                     csv["difference"], csv["difference_low"], csv["difference_high"], strict=True
                 )
             ],
-            "Significant": csv["significant"].map(significance),
+            "Significant": significances(csv["significant"], table["side_documents"]),
         }
     )
     return Table(
