@@ -428,3 +428,31 @@ def test_bad_api_arguments_are_one_line_errors(tmp_path):
     with pytest.raises(HinterError, match="texts: expected a DataFrame"):
         BiasTest("nowhere", [1, 2])
     assert not (tmp_path / "out").exists()
+
+
+def test_a_group_above_its_mean_on_errors_of_too_few_documents_reads_too_few(tmp_path):
+    """The report's groups follow RQ1's flag rule: above the scope mean on enough decided
+    mutants but with errors from fewer than MIN_DOCUMENTS documents is "too few", not "no"."""
+    from types import SimpleNamespace
+
+    from hinter import report
+    from hinter.layout import RunLayout
+    from hinter.statistics import MIN_DOCUMENTS
+
+    path = Path(RunLayout(str(tmp_path)).rq_output(1, "group_bias", "csv"))
+    path.parent.mkdir(parents=True)
+    base = {"model": "m", "kind": "GAB", "attributes": "race", "decided": 40,
+            "scope_mean_pct": 5.0, "low": 1.0, "high": 30.0}  # fmt: skip
+    rows = [
+        {**base, "group": "few", "errors": 6, "error_rate_pct": 15.0,
+         "error_documents": MIN_DOCUMENTS - 1, "above_mean": False},
+        {**base, "group": "many", "errors": 6, "error_rate_pct": 15.0,
+         "error_documents": MIN_DOCUMENTS, "above_mean": True},
+        {**base, "group": "below", "errors": 1, "error_rate_pct": 2.5,
+         "error_documents": 1, "above_mean": False},
+    ]  # fmt: skip
+    pd.DataFrame(rows).to_csv(path, index=False)
+    html = report._groups(SimpleNamespace(out=tmp_path, min_count=10))
+    verdict = {g: re.search(rf"<td>{g}</td>.*?<td>([a-z ]+)</td>\s*</tr>", html, re.S)[1]
+               for g in ("few", "many", "below")}  # fmt: skip
+    assert verdict == {"few": "too few", "many": "yes", "below": "no"}
