@@ -70,7 +70,13 @@ def test_bootstrap_speed_and_identical_intervals():
     check = NAIVE_RESAMPLES
     ours_small = statistics.bootstrap_rates(frame, resamples=check, seed=1)
     want = naive(frame, check, seed=1, confidence=0.95)
+    totals = frame[list(RATE_INPUTS)].sum()
     for j, rate in enumerate(RATES):
+        # both floored by the exact interval of the totals (issue 31, G7), as every rate is
+        numerator, denominator = statistics.RATE_COUNTS[rate]
+        want[:, j] = statistics.floored_interval(
+            int(totals[numerator]), int(totals[denominator]), want[0, j], want[1, j]
+        )
         row = ours_small[ours_small["rate"] == rate].iloc[0]
         assert row["low"] == pytest.approx(want[0, j], rel=1e-12, abs=1e-15), rate
         assert row["high"] == pytest.approx(want[1, j], rel=1e-12, abs=1e-15), rate
