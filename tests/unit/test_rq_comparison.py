@@ -380,3 +380,19 @@ def test_rq1_names_the_constant_models_each_row_pools(tmp_path):
     collected.constant = []
     t3 = rq1.table3(collected, boot=Bootstrap(resamples=20)).data
     assert (t3["constant"] == "").all()
+
+
+def test_a_pooled_cell_over_other_models_keeps_that_reason_when_it_holds_a_constant_model():
+    """Precedence: a pool of other models than the paper's stays "not comparable (other
+    models)" (G6) when it also holds a constant model; the note still names it (G12)."""
+    t = tables()
+    partial = full_pool()
+    partial = partial[partial["model"] != "gpt35"]
+    partial = partial.assign(
+        constant=["llama2" if m in ("llama2", "Total") else None for m in partial["model"]]
+    )
+    t["table3"], t["atomic_rates"] = partial, full_pool()
+    rows = by_quantity(comparison.comparison_rows(t, grammar_scores(), BOOT))
+    pooled = rows.loc["Intersectional error rate I, all models and datasets"]
+    assert pooled["within"] == OTHER and "constant: llama2" in pooled["note"]
+    assert rows.loc["I, imdb × llama2", "within"] == comparison.CONSTANT  # judged otherwise

@@ -105,10 +105,13 @@ def _rate_row(section, quantity, paper_value, frame, rate, note="", **keys):
 
 def _judge_constant(row: dict, hit: pd.Series) -> dict:
     """A rate of a constant model (RQ1's ``constant`` column names it) is shown, marked and
-    not judged (review 2026-11-28 G12): its 0% says nothing about bias."""
+    not judged (review 2026-11-28 G12): its 0% says nothing about bias. A row already left
+    unjudged for another reason (other models, too few documents) keeps that reason; the
+    note names the constant models either way."""
     models = hit.get("constant")
     if isinstance(models, str) and models:
-        row["within"] = CONSTANT
+        if row["within"] in ("yes", "no"):
+            row["within"] = CONSTANT
         row["note"] = "; ".join(s for s in (row["note"], f"constant: {models}") if s)
     return row
 
