@@ -161,12 +161,15 @@ def floored_interval(
     return (lo, hi)
 
 
-def verdict(significant, documents: int, min_documents: int = MIN_DOCUMENTS) -> str:
-    """A comparison's or a flag's verdict as the tables write it: ``yes`` / ``no``, or
-    :data:`TOO_FEW` when it rests on fewer than ``min_documents`` documents."""
-    if int(documents) < min_documents:
+def verdict(significant, documents, min_documents: int = MIN_DOCUMENTS) -> str:
+    """A comparison's or a flag's verdict as the tables write it: ``yes`` / ``no``,
+    :data:`TOO_FEW` when it rests on fewer than ``min_documents`` documents, empty where
+    nothing was compared (``significant`` missing)."""
+    if significant is None or pd.isna(significant):
+        return ""
+    if documents is not None and not pd.isna(documents) and int(documents) < min_documents:
         return TOO_FEW
-    return "yes" if not pd.isna(significant) and bool(significant) else "no"
+    return "yes" if bool(significant) else "no"
 
 
 def document_counts(

@@ -249,8 +249,11 @@ def compare(
 def verdicts(compared: pd.DataFrame) -> pd.Series:
     """``yes`` / ``no`` / "too few" per row of :func:`compare` (empty where nothing was
     compared)."""
-    said = compared["significant"].map({True: "yes", False: "no"})
-    return said.mask(compared["side_documents"] < statistics.MIN_DOCUMENTS, statistics.TOO_FEW)
+    return pd.Series(
+        [statistics.verdict(s, d) for s, d in zip(compared["significant"],
+                                                  compared["side_documents"], strict=True)],
+        index=compared.index,
+    )  # fmt: skip
 
 
 def side_documents(compared) -> Any:

@@ -184,9 +184,7 @@ def significance(value, documents=None) -> str:
     """A comparison's verdict as the Markdown tables write it: ``yes`` / ``no``, "too few"
     when ``documents`` (the smaller side's) are fewer than
     :data:`hinter.statistics.MIN_DOCUMENTS`, empty where nothing was compared."""
-    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
-        return ""
-    return verdict(value, MIN_DOCUMENTS if documents is None else documents)
+    return verdict(value, documents)
 
 
 def significances(values, documents) -> list[str]:
