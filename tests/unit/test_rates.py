@@ -373,3 +373,40 @@ def test_skipped_identical_counts_the_decided_mutants_the_model_saw_unchanged(se
         assert got["skipped_identical"] <= got["decided"] - got["errors"]
         planted += want
     assert planted > 0  # the random suites do plant skipped mutants
+
+
+def test_rq1s_rendered_suite_table_shows_each_planted_unchanged_count(tmp_path):
+    """The rendered per-suite Markdown of RQ1, on a run whose suites plant skipped_identical
+    predictions: each row's "Unchanged in window", "Decided" and "Errors" cells equal the
+    recount from that suite's own predictions, validity and outcomes."""
+    from rq_runs import Run
+
+    from hinter.rq import rq1
+
+    run, want = Run(tmp_path), {}
+    for name in SUITES:
+        suite = random_suite(name, 7)
+        status = {p["text_id"]: p["status"] for p in suite.predictions}
+        valid = {v["mutant_id"]: v["valid"] for v in suite.validity}
+        error_docs = {p["text_id"] for p in suite.predictions
+                      if p["kind"] == "original" and p["status"] == "error"}  # fmt: skip
+        frame = suite.outcomes().to_pandas()
+        decided = frame[frame["valid"] & frame["biased"].notna()]
+        want[name] = (
+            sum(1 for m in suite.mutants if m["role"] == "mutant" and valid[m["mutant_id"]]
+                and status.get(m["mutant_id"]) == "skipped_identical"
+                and m["doc_id"] not in error_docs),
+            len(decided), int(decided["biased"].astype(bool).sum()),
+        )  # fmt: skip
+        run.add("m", "imdb", name, [suite])
+    markdown = rq1.rates_by_suite(rq1.collect(run.outcome_files)).markdown
+    lines = [line for line in markdown.splitlines() if line.startswith("| m |")]
+    header = next(line for line in markdown.splitlines() if line.startswith("| Model |"))
+    names = [c.strip() for c in header.strip("|").split("|")]
+    assert len(lines) == len(SUITES)
+    for line in lines:
+        row = dict(zip(names, (c.strip() for c in line.strip("|").split("|")), strict=True))
+        skipped, n_decided, errors = want[row["Suite"]]
+        assert int(row["Unchanged in window"]) == skipped, row
+        assert (int(row["Decided"]), int(row["Errors"])) == (n_decided, errors), row
+    assert sum(w[0] for w in want.values()) > 0  # the run does plant unchanged mutants
