@@ -11,6 +11,7 @@ from hinter import estimate_stages as stages
 from hinter.config import REPO_ROOT, load_yaml, validate_config
 from hinter.estimate import (
     GPUS,
+    PAPER_GPU_DAYS,
     PLANNING_GPU,
     UNIT_COSTS,
     UTILISATION,
@@ -28,6 +29,16 @@ def _human(x: float) -> str:
     if x >= 1e3:
         return f"{x / 1e3:.1f}K"
     return f"{x:.0f}"
+
+
+def _paper_share(projection: Projection, gpu_h: float) -> list[str]:
+    """On the paper's GPU, the projection as a share of the paper's own testing time."""
+    if projection.gpu != "v100":
+        return []
+    return [
+        f"the paper's testing took {PAPER_GPU_DAYS:,} V100 GPU-days (001, Compute Time): "
+        f"this projection is {gpu_h / 24 / PAPER_GPU_DAYS:.2%} of it"
+    ]
 
 
 def report(
@@ -56,6 +67,7 @@ def report(
         f"{_human(projection.mutants)} generated mutants",
         f"total: {cpu_h:,.0f} CPU-hours ({cpu_h / 24:,.1f} CPU-days), "
         f"{gpu_h:,.0f} GPU-hours ({gpu_h / 24:,.1f} GPU-days) on {gpu['name']}",
+        *_paper_share(projection, gpu_h),
         f"local LLMs on today's plain path (one prompt at a time): "
         f"{projection.plain_gpu_hours:,.0f} GPU-hours instead",
         f"API LLMs at their configured prices: ${projection.api_usd:,.0f} "

@@ -93,9 +93,10 @@ def test_jobs_follow_the_plan(paper, costs):
     assert sum(n for rule, n in jobs.items() if rule.startswith("predict")) == predict
 
 
-def test_rq6_variants_cost_their_suites_and_repeated_greedy_runs_are_free(paper, costs):
+def test_rq6_variants_cost_their_suites_and_repeated_runs_only_their_decoding(paper, costs):
     """The alternative templates predict the suites up to RQ6's order (not IMDB's N=3); a
-    repeated run of a local LLM reads its first run's answers from the cache."""
+    repeated run of a local LLM reads its answers from the cache (its first run's, or those
+    the first run decoded for it)."""
     runs = {r.model: r for r in plan.model_runs(paper) if r.dataset == "imdb"}
     llama = runs["llama2"]
     full = plan.variant_suites(paper, "imdb", llama.track, "llama2")
@@ -112,13 +113,17 @@ def test_rq6_variants_cost_their_suites_and_repeated_greedy_runs_are_free(paper,
     assert estimate.project(repeats, costs).stages[
         "predict (local LLMs)"
     ].gpu_hours == pytest.approx(single)  # ... repeated greedy runs do not
-    # sampled repeats (the paper config's RQ6.1) are computed: each costs about an
-    # alternative template's run (both stop at N=2)
+    # sampled repeats (the paper config's RQ6.1) are decoded by the default run from its
+    # prefill (plan.shared_decodings): the four cost their answers' decoding and the
+    # per-prompt overhead, for every prompt of the default run (its triple's too), a third
+    # of what an alternative template's run costs each (it prefills its own prompts)
     sampled = {**repeats, "sensitivity": {**greedy, "runs_decoding": "sampled"}}
     per_template = (with_templates - no_templates) / len(paper["sensitivity"]["prompts"])
-    assert estimate.project(sampled, costs).stages["predict (local LLMs)"].gpu_hours == (
-        pytest.approx(single + 4 * per_template, rel=0.01)
-    )
+    shared = estimate.project(sampled, costs)
+    extra = shared.stages["predict (local LLMs)"].gpu_hours - single
+    assert 0 < extra < 0.5 * 4 * per_template
+    # the original loop computes each sampled run: the plain path counts them
+    assert shared.plain_gpu_hours > estimate.project(repeats, costs).plain_gpu_hours
 
 
 def test_paper_shards_fit_a_cluster(paper, costs):
@@ -171,11 +176,11 @@ def test_switches_of_the_config_change_the_projection(paper, costs):
     every = {**paper, "invariant": {**paper["invariant"], "keep_discarded": True}}
     valid_only = {**paper, "invariant": {**paper["invariant"], "keep_discarded": False}}
     local = estimate.project(valid_only, costs).stages["predict (local LLMs)"]
-    valid_share = 1 - estimate.PAPER_DISCARDED_SHARE  # the originals are still all predicted
-    assert local.gpu_hours == pytest.approx(
-        estimate.project(every, costs).stages["predict (local LLMs)"].gpu_hours * valid_share,
-        rel=0.1,
-    )
+    # valid mutants only: 002 Table 5's share per order for IMDB (12.5 / 1.4 / 0.54%), the
+    # pooled 2.42% elsewhere; the originals are still all predicted
+    every_h = estimate.project(every, costs).stages["predict (local LLMs)"].gpu_hours
+    valid_share = 1 - estimate.PAPER_DISCARDED_SHARE
+    assert 0.5 * valid_share * every_h < local.gpu_hours < 1.5 * valid_share * every_h
     encoders = estimate.project(valid_only, costs).stages["predict (encoders)"]
     assert encoders.gpu_hours < base["predict (encoders)"].gpu_hours * 0.1
     assert estimate.llm_size("HuggingFaceTB/SmolLM2-135M-Instruct")["params"] == 1.35e8

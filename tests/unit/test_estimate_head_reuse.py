@@ -50,3 +50,21 @@ def test_measured_shares_are_shares():
     for (dataset, order), share in estimate.HEAD_REUSE.items():
         assert dataset in estimate.PROMPT_TOKENS and order in (1, 2, 3)
         assert 0 < share <= 1
+
+
+def test_the_paper_projection_is_under_half_a_percent_of_the_papers_gpu_time(paper):
+    """Issue 33's goal, from the measured shares and the engine as it runs: all GPU work of the
+    paper config on V100s against the 5,500 V100 GPU-days 001 reports for testing; the report
+    prints the share."""
+    from argparse import Namespace
+
+    from hinter import estimate_report
+
+    projection = estimate.project(paper, estimate.load_unit_costs(), gpu="v100")
+    gpu_days = sum(s.gpu_hours for s in projection.stages.values()) / 24
+    assert gpu_days / estimate.PAPER_GPU_DAYS <= 0.005
+    args = Namespace(configfile=str(estimate_report.REPO_ROOT / "config" / "config.yaml"),
+                     gpu="v100", costs=str(estimate.UNIT_COSTS))  # fmt: skip
+    line = f"this projection is {gpu_days / estimate.PAPER_GPU_DAYS:.2%} of it"
+    assert line in estimate_report.run(args)
+    assert "of it" not in estimate_report.run(Namespace(**{**vars(args), "gpu": "h100"}))

@@ -136,3 +136,68 @@ def test_smollm2_sampled_runs_differ_and_their_rates_vary(tmp_path_factory, imdb
     assert len(set(runs)) == 3, runs  # every sampled run differs from the others
     assert pd.Series(rates).var(ddof=1) > 0, rates
     assert _flips([greedy.parse(a).labels for a in base]) in (0.0, 25.0, 50.0, 75.0, 100.0)
+
+
+def test_runs_sharing_one_prefill_answer_as_each_run_alone(tiny, imdb, tmp_path):
+    """RQ6.1's default run and its sampled repeats decode from one prefill per batch
+    (``generate_runs``): each run's answers and log-probabilities equal that run alone (fp32),
+    and the prompts' tokens are computed once."""
+    greedy = _predictor(tiny, imdb, tmp_path)
+    texts = io.read_parquet(imdb / "tested.parquet").column("text").to_pylist()[3:9]
+    ids = [e.ids for e in greedy.engine.encode(texts)]
+    backend = greedy.backend
+    backend._prefix_cache(tuple(greedy.frame.prefix_ids))  # the few-shot prefix, not counted
+    fed = []  # token positions through the model per forward call (prefill and decoding)
+    backend.model.register_forward_pre_hook(
+        lambda _m, _a, kw: fed.append(kw["input_ids"].numel()), with_kwargs=True
+    )
+    runs = backend.generate_runs(greedy.frame, ids, ["own", sampled(44), sampled(45)])
+    shared = sum(fed)
+    fed.clear()
+    alone = [backend.generate(greedy.frame, ids)]
+    for variant, seed in [("default-run2", 44), ("default-run3", 45)]:
+        run = _predictor(tiny, imdb, tmp_path, variant, sampled(seed))
+        run.backend._model = backend.model  # the same weights and the same counting hook
+        run.backend._prefix = backend._prefix  # and the few-shot prefix computed once
+        alone.append(run.backend.generate(run.frame, ids))
+    # the prompts' rests went through the model once instead of three times
+    rests = sum(len(i) + len(greedy.frame.suffix_ids) for i in ids)
+    assert sum(fed) - shared > 1.5 * rests
+    for together, single in zip(runs, alone, strict=True):
+        assert [g["text"] for g in together] == [g["text"] for g in single]
+        for a, b in zip(together, single, strict=True):
+            assert a["token_ends"] == b["token_ends"]
+            np.testing.assert_allclose(a["logprobs"], b["logprobs"], atol=2e-4)
+    assert len({tuple(g["text"] for g in run) for run in runs}) == 3  # the runs differ
+
+
+def test_a_default_run_answers_its_sampled_repeats_into_their_caches(tiny, imdb, tmp_path):
+    """The predict job of the default run with companions fills each repeat's own cache: the
+    repeat's job then answers every text without the model, exactly as it would alone."""
+    texts = io.read_parquet(imdb / "tested.parquet").column("text").to_pylist()[3:9]
+    shared_dir, alone_dir = tmp_path / "shared", tmp_path / "alone"
+    extra = {"companions": [sampled(44), sampled(45)]}
+    first = LLMPredictor(
+        "m", llm_spec(tiny), dataset="imdb", variant="default", meta_path=imdb / "meta.json",
+        train_path=imdb / "train.parquet", cache_dir=shared_dir, from_hub=False, **extra,
+    )  # fmt: skip
+    _, greedy_out = first.engine.resolve(texts)
+    first.close()
+    for variant, seed in [("default-run2", 44), ("default-run3", 45)]:
+        repeat = _predictor(tiny, imdb, shared_dir, variant, sampled(seed))
+        keys, outputs = repeat.engine.resolve(texts)
+        assert repeat.backend._model is None and repeat.backend.calls == 0  # never loaded
+        own = _predictor(tiny, imdb, alone_dir, variant, sampled(seed))
+        own_keys, own_outputs = own.engine.resolve(texts)
+        assert own.backend.calls > 0 and keys == own_keys
+        assert [outputs[k]["text"] for k in keys] == [own_outputs[k]["text"] for k in keys]
+        np.testing.assert_allclose(
+            [p for k in keys for p in outputs[k]["logprobs"]],
+            [p for k in keys for p in own_outputs[k]["logprobs"]], atol=2e-4,
+        )  # fmt: skip
+        repeat.close()
+        own.close()
+    # the greedy run's own answers are those of a run without companions
+    plain = _predictor(tiny, imdb, alone_dir)
+    keys, plain_out = plain.engine.resolve(texts)
+    assert [plain_out[k]["text"] for k in keys] == [greedy_out[k]["text"] for k in keys]

@@ -57,15 +57,24 @@ def test_paper_rq5_and_rq6_targets(paper):
     assert thresholds and {t.variant for t in thresholds} == {"default"}
 
 
-def test_a_greedy_repeat_waits_for_its_first_run(paper):
+def test_a_local_repeat_waits_for_its_first_run_which_decodes_the_sampled_ones(paper):
     L = RunLayout.from_config(paper)
     greedy = {**paper, "sensitivity": {**paper["sensitivity"], "runs_decoding": "greedy"}}
     inputs = targets.predict_inputs(greedy, L, "llama2", "imdb", "000", "default-run2")
     assert inputs["first_run"] == L.predictions("llama2", "imdb", "000", "default")
+    assert plan.shared_decodings(greedy, "llama2", "imdb", "default") == []
     sampled = {**paper, "sensitivity": {**paper["sensitivity"], "runs_decoding": "sampled"}}
-    assert "first_run" not in targets.predict_inputs(
-        sampled, L, "llama2", "imdb", "000", "default-run2"
-    )
+    # the default run answers the sampled repeats from its prefill: they wait for it
+    repeat = targets.predict_inputs(sampled, L, "llama2", "imdb", "000", "default-run3")
+    assert repeat["first_run"] == L.predictions("llama2", "imdb", "000", "default")
+    shared = plan.shared_decodings(sampled, "llama2", "imdb", "default")
+    assert shared == [plan.decoding(sampled, "llama2", f"default-run{k}") for k in (2, 3, 4)]
+    assert [d["seed"] for d in shared] == [44, 45, 46]
+    # not for another template, a repeat itself, a dataset without repeats, or an API model
+    for model, dataset, variant in [("llama2", "imdb", "alt1"), ("llama2", "imdb",
+                                    "default-run2"), ("llama2", "ledgar", "default"),
+                                    ("gpt35", "imdb", "default")]:  # fmt: skip
+        assert plan.shared_decodings(sampled, model, dataset, variant) == []
     assert inputs["train"] == L.documents("imdb", "train") and "model" not in inputs
     # a repeated run reads only the order <= RQ_ORDER suites
     assert L.mutants("llm", "imdb", "inter-body+gender+race", "000") not in inputs["mutants"]

@@ -117,6 +117,8 @@ rule predict:
     params:
         kind=J.model_kind,
         spec=J.variant_spec,
+        # RQ6.1's sampled repeats, answered by the default run from the same prefill
+        companions=J.shared_decodings,
         track=J.track_settings,
         inference=config["models"]["inference"],
         keep_discarded=J.keeps_discarded,

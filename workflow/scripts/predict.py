@@ -22,6 +22,7 @@ def main():
         inference=inference,
         model_dir=inputs.get("model"),
         spec=params.spec,
+        companions=list(params.companions or []),
         train_path=inputs.get("train"),
         from_hub=params.from_hub,
         track=params.track,

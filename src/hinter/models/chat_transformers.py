@@ -15,8 +15,11 @@ padding. Decoding is greedy by an explicit generation config
 (``do_sample=False``, one beam, no temperature or top-p: a hub model's own generation config —
 Llama 2 chat samples at temperature 0.6 — is never used), stopping at the answer budget or the
 end of the assistant's turn. A ``decoding`` setting (RQ6.1's sampled repeats) samples instead,
-each prompt from its own seeded stream (:mod:`hinter.models.sampling`). Each generated
-token's log-probability comes from the raw logits.
+each prompt from its own seeded stream (:mod:`hinter.models.sampling`). Several decodings of
+the same prompts (RQ6.1's default run and its sampled repeats, :meth:`generate_runs`) share
+one prefill: each batch's prompts are computed up to their last token once, and every decoding
+continues from a copy of that cache. Each generated token's log-probability comes from the raw
+logits.
 bf16 on GPU, float32 on CPU; ``trust_remote_code=False``; safetensors only.
 """
 
@@ -91,17 +94,21 @@ class TransformersChat:
     def identity(self) -> str:
         return identity_of(self.source)
 
-    def settings(self) -> dict[str, Any]:
-        if self.decoding is not None:  # its seed keeps each run's cache entries apart
-            return {"dtype": self.dtype, "do_sample": True, **self.decoding}
+    def settings(self, decoding: Any = "own") -> dict[str, Any]:
+        """The generation settings a cache fingerprint records: this backend's decoding, or
+        ``decoding`` (None: greedy) for a run that shares its prefill (:meth:`generate_runs`)."""
+        decoding = self.decoding if decoding == "own" else decoding
+        if decoding is not None:  # its seed keeps each run's cache entries apart
+            return {"dtype": self.dtype, "do_sample": True, **decoding}
         return {"dtype": self.dtype, "do_sample": False, "num_beams": 1}
 
-    def _sampler(self, docs: Sequence[Any], start: int) -> list:
+    def _sampler(self, docs: Sequence[Any], start: int, decoding: Any = "own") -> list:
         """The logits processors of one generate call: none for greedy decoding."""
-        if self.decoding is None:
+        decoding = self.decoding if decoding == "own" else decoding
+        if decoding is None:
             return []
-        seed = self.decoding["seed"]
-        return [SeededSampler(self.decoding, [prompt_seed(seed, d) for d in docs], start)]
+        seed = decoding["seed"]
+        return [SeededSampler(decoding, [prompt_seed(seed, d) for d in docs], start)]
 
     def frame(self, prompt: Prompt, context_tokens: int, max_new_tokens: int, where: str):
         return chat_frame(self.doc_tokenizer, prompt, context_tokens, max_new_tokens, where)
@@ -162,13 +169,21 @@ class TransformersChat:
     def generate(self, frame: ChatFrame, docs: Sequence[np.ndarray], texts=None) -> list[dict]:
         """Answers for documents (their visible ids), reusing the prefix's KV cache and each
         document group's shared head (:mod:`hinter.models.prefix_plan`)."""
+        return self.generate_runs(frame, docs, ["own"])[0]
+
+    def generate_runs(
+        self, frame: ChatFrame, docs: Sequence[np.ndarray], decodings: Sequence[Any]
+    ) -> list[list[dict]]:
+        """The answers of each decoding in ``decodings`` ("own": this backend's; None: greedy;
+        a sampled decoding's settings) for the same documents, every prompt prefilled once:
+        each decoding's answers equal those of a backend with that decoding alone."""
         suffix = list(frame.suffix_ids)
         seqs = [np.asarray([*map(int, d), *suffix], dtype=np.int64) for d in docs]
         groups = shared_heads(seqs, self.min_head)
-        out: list[dict | None] = [None] * len(docs)
+        out: list[list[dict | None]] = [[None] * len(docs) for _ in decodings]
         with Progress("generated", len(docs), "answers", every=30.0, bar=False) as progress:
             for block in head_blocks(groups, self.batch_size):
-                self._generate_block(frame, docs, seqs, block, out, progress)
+                self._generate_block(frame, docs, seqs, block, out, progress, decodings)
         return out  # type: ignore[return-value]
 
     def _head_cache(self, prefix: tuple[int, ...], seqs, block: Sequence[Group], pad: int):
@@ -203,7 +218,9 @@ class TransformersChat:
         self.computed_tokens += sum(g.head for g in block)
         return cache, ids, mask[:, p:]
 
-    def _generate_block(self, frame, docs, seqs, block: Sequence[Group], out, progress) -> None:
+    def _generate_block(
+        self, frame, docs, seqs, block: Sequence[Group], out, progress, decodings
+    ) -> None:
         """Answer one block's prompts in batches; every row reads its group's head from the
         block's cache (a batch of rows of several documents stays a full batch)."""
         import torch
@@ -239,21 +256,44 @@ class TransformersChat:
             elif hw and (len(block) > 1 or len(rows) > 1):
                 rows_cache.batch_select_indices(where.to(model.device))
             start = p + hw + width
-            with torch.inference_mode():
-                result = model.generate(
-                    input_ids=ids.to(model.device),
-                    attention_mask=mask.to(model.device),
-                    past_key_values=rows_cache,
-                    generation_config=config,
-                    logits_processor=self._sampler([docs[i] for i in rows], start),
-                )
-            self.calls += 1
+            if len(decodings) > 1:  # every decoding continues from the rests' shared prefill
+                self._prefill(ids, mask, rows_cache, p + hw)
+            for run, decoding in enumerate(decodings):
+                run_cache = copy.deepcopy(rows_cache) if len(decodings) > 1 else rows_cache
+                with torch.inference_mode():
+                    result = model.generate(
+                        input_ids=ids.to(model.device),
+                        attention_mask=mask.to(model.device),
+                        past_key_values=run_cache,
+                        generation_config=config,
+                        logits_processor=self._sampler([docs[i] for i in rows], start, decoding),
+                    )
+                self.calls += 1
+                new = result.sequences[:, start:].cpu()
+                logits = [step.float().cpu() for step in result.logits]
+                for r, i in enumerate(rows):
+                    out[run][i] = self._record(new[r], [step[r] for step in logits], config)
+                del run_cache, result
             self.computed_tokens += sum(len(r) for r in rests)
-            new = result.sequences[:, start:].cpu()
-            logits = [step.float().cpu() for step in result.logits]
-            for r, i in enumerate(rows):
-                out[i] = self._record(new[r], [step[r] for step in logits], config)
             progress.update(len(rows))
+
+    def _prefill(self, ids, mask, cache, cached: int) -> None:
+        """Extend ``cache`` (holding the first ``cached`` columns) by every column but the
+        last: ``generate`` then computes only the last token and decodes from there."""
+        import torch
+
+        if ids.shape[1] - 1 <= cached:
+            return
+        model = self.model
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        with torch.inference_mode():
+            model(
+                input_ids=ids[:, cached:-1].to(model.device),
+                attention_mask=mask[:, :-1].to(model.device),
+                position_ids=positions[:, cached:-1].to(model.device),
+                past_key_values=cache,
+                use_cache=True,
+            )
 
     def generate_one_by_one(self, frame: ChatFrame, docs: Sequence[np.ndarray]) -> list[dict]:
         """The original artifact's loop: one prompt at a time, the whole prompt recomputed

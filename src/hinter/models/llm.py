@@ -143,6 +143,7 @@ class LLMEngine(BaseEngine):
         frame: ChatFrame,
         cache: MemoryCache,
         progress: Any = None,
+        companions: Sequence[tuple[dict, MemoryCache]] = (),
     ):
         tok = backend.doc_tokenizer
         safe = isinstance(tok, HFDocTokenizer) and splits_at_whitespace(tok.tokenizer)
@@ -151,6 +152,9 @@ class LLMEngine(BaseEngine):
         self.prompt = prompt
         self.frame = frame
         self._visible: dict[str, str] = {}  # ids hash -> the document as the model reads it
+        # (decoding, its run's cache): runs answered from this run's prefill (generate_runs)
+        self.companions = list(companions)
+        self._companion_outputs: list[dict[str, Any]] = [{} for _ in self.companions]
 
     def encode(self, texts: Sequence[str]) -> list[Encoded]:
         out = self.backend.doc_tokenizer.documents(list(texts), self.frame.budget)
@@ -168,7 +172,12 @@ class LLMEngine(BaseEngine):
     def forward(self, sequences: Mapping[str, np.ndarray]) -> dict[str, Any]:
         keys = list(sequences)
         docs = [sequences[k] for k in keys]
-        if self.backend.name == "transformers":
+        if self.companions:
+            decodings = ["own", *(d for d, _ in self.companions)]
+            generations, *others = self.backend.generate_runs(self.frame, docs, decodings)
+            for kept, answers in zip(self._companion_outputs, others, strict=True):
+                kept.update((k, g) for k, g in zip(keys, answers, strict=True) if g is not None)
+        elif self.backend.name == "transformers":
             generations = self.backend.generate(self.frame, docs)
         else:
             texts = [self._visible[k] for k in keys]
@@ -182,6 +191,14 @@ class LLMEngine(BaseEngine):
 
     def cacheable(self, outputs: Mapping[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in outputs.items() if not v.get(ERROR)}  # failures are retried
+
+    def store(self, texts: Mapping[str, str], outputs: Mapping[str, Any]) -> None:
+        """This run's outputs in its cache, each companion run's in its own: that run's job
+        then finds every answer computed and never loads the model."""
+        super().store(texts, outputs)
+        for (_, cache), kept in zip(self.companions, self._companion_outputs, strict=True):
+            cache.put(texts, kept)
+            kept.clear()
 
 
 @dataclass(frozen=True)
@@ -211,7 +228,12 @@ class LLMPredictor:
         cache: bool = True,
         prompts_dir: str | Path | None = None,
         backend: Any = None,
+        companions: Sequence[Mapping[str, Any]] = (),
     ):
+        """``companions``: the sampled decodings of repeated runs (RQ6.1,
+        :func:`hinter.plan.shared_decodings`) answered alongside this run from its prefill
+        and cached under their own runs' fingerprints; a backend without ``generate_runs``,
+        or a run without a persistent cache, leaves them to their own jobs."""
         key = f"models.llms.{name}"
         self.name = name
         self.variant = Variant.from_name(variant)
@@ -244,14 +266,20 @@ class LLMPredictor:
             # repeated runs share cache entries only when they decode alike
             "run": None if self.backend.deterministic else self.variant.run,
         }
-        self.fingerprint = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
+        self.fingerprint = fingerprint_of(settings)
         codec = JsonCodec()
         store = (
             PredictionCache(cache_dir, self.fingerprint, codec=codec)
             if cache
             else MemoryCache(codec=codec)
         )
-        self.engine = LLMEngine(self.backend, self.prompt, self.frame, store)
+        shared = []
+        if cache and companions and hasattr(self.backend, "generate_runs"):
+            for decoding in companions:
+                theirs = {**settings, "generation": self.backend.settings(dict(decoding))}
+                their_cache = PredictionCache(cache_dir, fingerprint_of(theirs), codec=codec)
+                shared.append((dict(decoding), their_cache))
+        self.engine = LLMEngine(self.backend, self.prompt, self.frame, store, companions=shared)
         self.metadata = {
             **settings,
             "name": name,
@@ -343,7 +371,14 @@ class LLMPredictor:
         if summary is not None:
             log.info("%s (%s) API usage: %s", self.name, self.variant.name, usage_line(summary()))
         self.engine.cache.close()
+        for _, cache in self.engine.companions:
+            cache.close()
         self.backend.close()
+
+
+def fingerprint_of(settings: Mapping[str, Any]) -> str:
+    """The prediction cache's key of a run's settings (model, prompt, generation, window)."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()
 
 
 def _text_hash(text: str) -> str:

@@ -46,12 +46,13 @@ class PredictJob:
     from_hub: bool = True
     track: Mapping[str, Any] | None = None
     prompts_dir: str | Path | None = None
+    companions: tuple | list = ()  # decodings answered from this run's prefill (RQ6.1)
 
 
 # the job's fields that LLMPredictor takes under the same name
 _LLM_FIELDS = (
     "dataset", "variant", "meta_path", "train_path", "cache_dir", "from_hub", "track",
-    "prompts_dir",
+    "prompts_dir", "companions",
 )  # fmt: skip
 
 

@@ -138,6 +138,10 @@ class BaseEngine:
         """The outputs worth keeping (a backend may leave out failures, to retry them)."""
         return outputs
 
+    def store(self, texts: Mapping[str, str], outputs: Mapping[str, Any]) -> None:
+        """Keep what one :meth:`resolve` learnt: text hash -> ids hash, ids hash -> output."""
+        self.cache.put(texts, self.cacheable(outputs))
+
     def beyond_window(self, original: str, enc: Encoded, mutant_edits: Sequence) -> bool:
         """Whether every edit lies past a full window that ends at a word boundary."""
         if not (self.shortcut_safe and enc.full and mutant_edits):
@@ -210,7 +214,7 @@ class BaseEngine:
             sequences.setdefault(enc.ids_hash, enc.ids)
         new_outputs = self.forward({h: sequences[h] for h in sorted(missing)}) if missing else {}
         outputs.update(new_outputs)
-        self.cache.put(new_texts, self.cacheable(new_outputs))
+        self.store(new_texts, new_outputs)
         self.stats.seconds += time.perf_counter() - started
         return [ids_of[h] for h in hashes], outputs
 

@@ -121,6 +121,20 @@ def decoding(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> dict |
             "seed": int(sampling["seed"]) + v.run}  # fmt: skip
 
 
+def shared_decodings(config: dict, model: str, dataset: str, variant: str) -> list[dict]:
+    """The sampled decodings the predict job of ``variant`` answers alongside its own from
+    one prefill per prompt (:meth:`hinter.models.chat_transformers.TransformersChat.
+    generate_runs`): for a local model's default run, those of its sampled repeats
+    (``default-run2`` ...), which then find every answer in the prediction cache and wait for
+    it (:func:`hinter.plan.targets.predict_inputs`). Their prompts are the default run's, so
+    recomputing them per repeat would only repeat the prefill, most of the GPU time."""
+    v = Variant.from_name(variant)
+    if v.prompt != DEFAULT_VARIANT or v.run != 1:
+        return []
+    repeats = [r for r in variants(config, model, dataset)[1:] if Variant.from_name(r).run > 1]
+    return [d for d in (decoding(config, model, r) for r in repeats) if d is not None]
+
+
 def variant_spec(config: dict, model: str, variant: str = DEFAULT_VARIANT) -> dict | None:
     """The ``models.llms`` entry a variant's predictor gets: with its ``decoding`` when it
     samples (:func:`decoding`); None for an encoder."""

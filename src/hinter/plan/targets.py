@@ -243,11 +243,11 @@ def predict_inputs(
     if R.llm_spec(config, model) is not None:
         inputs["train"] = L.documents(dataset, "train")
         v = Variant.from_name(variant)
-        greedy = R.decoding(config, model, variant) is None
-        if v.run > 1 and R.llm_backend(config, model) != "openai" and greedy:
-            # greedy decoding: a repeated run gets its first run's answers from the prediction
-            # cache, so it waits for that run instead of computing them alongside it (a sampled
-            # run, sensitivity.runs_decoding, has its own seed and cache entries)
+        if v.run > 1 and R.llm_backend(config, model) != "openai":
+            # a local model's repeated run finds its answers in the prediction cache, so it
+            # waits for its first run: greedy, the first run's own answers; sampled
+            # (sensitivity.runs_decoding), those the default run decoded for it from the same
+            # prefill (R.shared_decodings), under its own seed's cache entries
             inputs["first_run"] = L.predictions(model, dataset, shard, Variant(v.prompt).name)
     else:
         inputs["model"] = L.model_weights(model, dataset)
@@ -397,6 +397,9 @@ class JobInputs:
 
     def variant_spec(self, wc) -> dict | None:
         return R.variant_spec(self.config, wc.model, wc.variant)
+
+    def shared_decodings(self, wc) -> list[dict]:
+        return R.shared_decodings(self.config, wc.model, wc.dataset, wc.variant)
 
     def keeps_discarded(self, wc) -> bool:
         return R.keeps_discarded(self.config, wc.model)
