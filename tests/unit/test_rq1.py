@@ -94,6 +94,22 @@ def test_rq1_tables_match_the_rates_module_and_rerun_identically(tmp_path):
     ]
     assert (pooled["originals"], pooled["bias_inducing"]) == (8, 6)
 
+    # Figs. 4 and 5: every bar shows its counts beside its rate, errors/decided in (a),
+    # bias-inducing/tested originals in (b), read from the same tables
+    frames = {n: pd.read_csv(out / f"{n}.csv") for n in rq1.TABLES if (out / f"{n}.csv").exists()}
+    drawn = rq1_plots.build_figures(frames)
+    for name, table, kind in (("fig4", t3, "intersectional"), ("fig5", atomic, "atomic")):
+        rate_panel, share_panel = drawn[name].axes[:2]
+        rows = table[table["dataset"] == "All"]
+        assert [t.get_text().split("\n")[-1] for t in rate_panel.texts] == [
+            f"{e}/{d}" for e, d in zip(rows["errors"], rows["decided"], strict=True)
+        ]
+        shares = distinct[(distinct["dataset"] == "All") & (distinct["kind"] == kind)]
+        assert [t.get_text().split("\n")[-1] for t in share_panel.texts] == [
+            f"{b}/{n}" for b, n in zip(shares["bias_inducing"], shares["originals"], strict=True)
+        ]
+    assert "6/8" in [t.get_text().split("\n")[-1] for t in drawn["fig4"].axes[0].texts]
+
     truth = pd.read_csv(out / "truth_table.csv")
     total_cells = truth[truth["suite"] == "Total"].set_index("pattern")["count"]
     assert (

@@ -37,21 +37,26 @@ def _model_bars(
     )
 
 
+def _counts(frame: pd.DataFrame, part: str, whole: str) -> list[str]:
+    """Each bar's counts, "part/whole", beside its rate (a rate never shows without them)."""
+    return [f"{int(a):,}/{int(b):,}" for a, b in zip(frame[part], frame[whole], strict=True)]
+
+
 def rate_figure(rates_table: pd.DataFrame, originals_table: pd.DataFrame, kind: str) -> Figure:
     """Figs. 4 and 5: (a) the error rate of ``kind`` mutants per model (pooled over datasets),
     (b) the share of originals with at least one bias-inducing mutant of that kind."""
     color = style.color("kinds", kind)
     shares = _per_model(originals_table)
     shares = shares[shares["kind"] == kind]
-    notes = [f"{int(b)}/{int(n)}" for b, n in zip(shares["bias_inducing"], shares["originals"],
-                                                    strict=True)]  # fmt: skip
+    notes = _counts(shares, "bias_inducing", "originals")
+    pooled = _per_model(rates_table)
     name = style.name("kinds", kind)
     with style.context():
         return charts.bar_panels(
             [
                 _model_bars(
-                    f"(a) {name} error rate", _per_model(rates_table),
-                    "error_rate_pct", color, "Bias-inducing valid mutants (%)",
+                    f"(a) {name} error rate", pooled, "error_rate_pct", color,
+                    "Bias-inducing valid mutants (%)", _counts(pooled, "errors", "decided"),
                 ),
                 _model_bars(
                     "(b) Distinct bias-inducing originals", shares,
