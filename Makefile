@@ -42,7 +42,7 @@ sample: $(STAMP)
 
 # The real-text study (config/study.yaml, docs/real-text-results.md): all 400 held-out IMDB
 # reviews and 200 LEDGAR provisions, MiniLM at a 256-token window it reads whole, SmolLM2 with
-# the paper's IMDB prompt on 100 reviews. Projected 65 min on 2 free cores (`hinter estimate
+# the paper's IMDB prompt on 100 reviews. Projected 31 min on 2 free cores (`hinter estimate
 # --configfile config/study.yaml --device cpu --valid-shares measured`); target 90.
 study: $(STAMP)
 	@test -d ../shared/real || { echo "make study: ../shared/real (the real samples) is not beside the repository"; exit 1; }

@@ -1,14 +1,19 @@
 """Measure the unit costs behind ``hinter estimate`` here; record them with command and date.
 
-Every figure is CPU time of this process (``time.process_time``: all its threads), so a shared,
-busy machine changes the wall time but hardly the cost; mutation and the invariant take medians
-of ``--repeat`` runs. With the real samples beside the repository (``../shared/real``, see
-``tests/support/real_corpora.py``), mutation and the invariant run on real text, per dataset:
-the IMDB reviews, the LEDGAR provisions and the LexGLUE records (ECtHR facts, SCOTUS opinions,
-EURLEX acts), with the paper config's real dictionary (race, gender, body); each entry records
-the file, its sha256 and size (``source``), and the IMDB/legal mutants per document under each
-track's window beside the projection's model. Without them (or with ``--synthetic``), the
-synthetic shapes below stand in, and the script says so:
+Every figure is CPU time of this process (``time.process_time``: all its threads). For the
+single-threaded stages (mutation, the invariant) a shared, busy machine changes the wall time
+but hardly the cost; torch's worker threads, though, spin while they wait for a core, so on a
+busy machine the model figures inflate (2026-11-28: the LLM's 19.3 CPU-s per prompt at load
+average 12 was 3.2 on a quiet machine, the encoder's 0.99 was 0.70). ``--write`` of a model
+figure is therefore refused while the load average exceeds the core count (``--busy-ok``
+overrides). Mutation and the invariant take medians of ``--repeat`` runs. With the real samples
+beside the repository (``../shared/real``, see ``tests/support/real_corpora.py``), mutation and
+the invariant run on real text, per dataset: the IMDB reviews, the LEDGAR provisions and the
+LexGLUE records (ECtHR facts, SCOTUS opinions, EURLEX acts), with the paper config's real
+dictionary (race, gender, body); each entry records the file, its sha256 and size (``source``),
+and the IMDB/legal mutants per document under each track's window beside the projection's model.
+Without them (or with ``--synthetic``), the synthetic shapes below stand in, and the script says
+so:
 
 - mutation: ``mutate_shard`` on the mutation benchmark's corpora (review-length, legal-length
   documents) with a dictionary of the published one's shape; CPU seconds per generated mutant;
@@ -460,8 +465,15 @@ def main(argv=None) -> int:
     parser.add_argument("--datasets", default="imdb,ledgar,ecthr_a,scotus,eurlex",
                         help="real samples to measure (comma-separated)")  # fmt: skip
     parser.add_argument("--repeat", type=int, default=2, help="runs per figure (the median)")
+    parser.add_argument("--busy-ok", action="store_true",
+                        help="record model figures on a busy machine (they inflate)")  # fmt: skip
     args = parser.parse_args(argv)
     wanted = args.only.split(",")
+    load, cores = os.getloadavg()[0], os.cpu_count() or 1
+    if args.write and {"encoder", "llm"} & set(wanted) and load > cores and not args.busy_ok:
+        parser.error(f"--write: load average {load:.1f} on {cores} cores inflates the torch "
+                     "figures (spinning worker threads); measure on a quiet machine or pass "
+                     "--busy-ok")  # fmt: skip
     import real_corpora as rc
 
     datasets = [d for d in args.datasets.split(",") if d]

@@ -62,3 +62,22 @@ def test_unknown_dataset_is_refused_before_any_work(measure, capsys):
         module.main(["--only", "mutation", "--datasets", "imdb,sbic"])
     assert "--datasets: unknown ['sbic']" in capsys.readouterr().err
     assert not calls
+
+
+def test_model_figures_are_not_recorded_on_a_busy_machine(measure, monkeypatch, capsys):
+    """torch's spinning threads inflate CPU time under load (19.3 vs 3.2 CPU-s a prompt):
+    --write of a model figure is refused before anything runs while the load average exceeds
+    the cores, unless --busy-ok."""
+    module, _ = measure
+    monkeypatch.setattr(module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(module.os, "getloadavg", lambda: (12.0, 12.0, 12.0))
+    ran = []
+    plain = {"llm_prompt_cpu": {"cpu_s_per_unit": 3.2, "unit": "prompt"}}
+    monkeypatch.setattr(module, "measure_llm", lambda: ran.append("llm") or plain)
+    with pytest.raises(SystemExit):
+        module.main(["--write", "--only", "llm"])
+    assert "load average 12.0 on 2 cores" in capsys.readouterr().err and not ran
+    written = []
+    monkeypatch.setattr(module.OUT.__class__, "write_text", lambda p, t: written.append(p))
+    assert module.main(["--only", "llm", "--write", "--busy-ok"]) == 0 and ran == ["llm"]
+    assert written == [module.OUT]
