@@ -18,8 +18,9 @@ end of the assistant's turn. A ``decoding`` setting (RQ6.1's sampled repeats) sa
 each prompt from its own seeded stream (:mod:`hinter.models.sampling`). Several decodings of
 the same prompts (RQ6.1's default run and its sampled repeats, :meth:`generate_runs`) share
 one prefill: each batch's prompts are computed up to their last token once, and every decoding
-continues from a copy of that cache. Each generated token's log-probability comes from the raw
-logits.
+continues from that cache, cropped back to it after each run (no copy: a batch's cache at full
+legal context is tens of GB on a 7B model). Each generated token's log-probability comes from
+the raw logits.
 bf16 on GPU, float32 on CPU; ``trust_remote_code=False``; safetensors only.
 """
 
@@ -256,15 +257,16 @@ class TransformersChat:
             elif hw and (len(block) > 1 or len(rows) > 1):
                 rows_cache.batch_select_indices(where.to(model.device))
             start = p + hw + width
-            if len(decodings) > 1:  # every decoding continues from the rests' shared prefill
+            shared = len(decodings) > 1
+            if shared:  # every decoding continues from the rests' one prefill
                 self._prefill(ids, mask, rows_cache, p + hw)
+                kept = rows_cache.get_seq_length()
             for run, decoding in enumerate(decodings):
-                run_cache = copy.deepcopy(rows_cache) if len(decodings) > 1 else rows_cache
                 with torch.inference_mode():
                     result = model.generate(
                         input_ids=ids.to(model.device),
                         attention_mask=mask.to(model.device),
-                        past_key_values=run_cache,
+                        past_key_values=rows_cache,
                         generation_config=config,
                         logits_processor=self._sampler([docs[i] for i in rows], start, decoding),
                     )
@@ -273,7 +275,8 @@ class TransformersChat:
                 logits = [step.float().cpu() for step in result.logits]
                 for r, i in enumerate(rows):
                     out[run][i] = self._record(new[r], [step[r] for step in logits], config)
-                del run_cache, result
+                if shared:  # back to the prefill, in place: no second copy of a batch's cache
+                    rows_cache.crop(kept - rows_cache.get_seq_length())
             self.computed_tokens += sum(len(r) for r in rests)
             progress.update(len(rows))
 
