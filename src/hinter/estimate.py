@@ -376,7 +376,7 @@ def llm_prompt_seconds(
 # as counted here (the LLMs compute valid mutants only; IMDB at 002 Table 5's rate per order,
 # the pooled 2.42% elsewhere): tests/benchmarks/prefix_shares.py, docs/benchmarks.md "Document
 # head reuse". An order or dataset not measured (no mutant in its sample) counts 1. Measured
-# 2026-11-28 (IMDB again at its per-order rates, 11:55 UTC). LEDGAR's and EURLEX's pairs had no
+# 2026-11-28 (IMDB again at its per-order rates, 11:48 UTC). LEDGAR's and EURLEX's pairs had no
 # mutant in their samples: 1, no reuse counted.
 HEAD_REUSE: dict[tuple[str, int], float] = {
     ("imdb", 1): 0.633,
