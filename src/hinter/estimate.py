@@ -555,7 +555,7 @@ def project(
                         out.api_usd += n / shards * request_usd
                         out.api_max_job_usd = max(out.api_max_job_usd, n / shards * request_usd)
                     else:
-                        note = f"batched engine ({LLM_BATCH}), prefix and heads cached"
+                        note = f"batched engine ({LLM_BATCH}), prefix, heads and repeats shared"
                         out.stage("predict (local LLMs)", note).add(
                             n / shards, gpu_s=n / shards * gpu_per_prompt
                         )
