@@ -90,19 +90,32 @@ def frame_of(tok, dataset: str):
     )  # fmt: skip
 
 
+class Sample:
+    """A seeded sample of a dataset's real documents under Llama 2's frame: their file, their
+    prompts after the few-shot prefix (document and question), and the sample's generator."""
+
+    def __init__(self, dataset: str, tag: str, n_docs: int, tok, tmp: Path):
+        self.frame = frame_of(tok, dataset)
+        self.doc_tok = HFDocTokenizer(tok, "llama2")
+        self.suffix = np.asarray(self.frame.suffix_ids, dtype=np.int32)
+        texts = rc.texts(dataset, budgets.REAL)
+        self.rng = random.Random(f"{SEED}-{dataset}-{tag}")
+        self.texts = self.rng.sample(texts, min(n_docs, len(texts)))
+        self.path = costs._write_docs(self.texts, tmp / f"{dataset}-{tag}.parquet", dataset)
+        self.originals = self.prompts(self.texts)
+
+    def prompts(self, texts: list[str]) -> list[np.ndarray]:
+        """Each text's visible document ids and the question, as the engine reads them."""
+        return [
+            np.concatenate([np.asarray(e.ids, dtype=np.int32), self.suffix])
+            for e in self.doc_tok.documents(texts, self.frame.budget)
+        ]
+
+
 def measure(dataset: str, order: str, n_docs: int, tok, tmp: Path, pairs: Path) -> dict:
-    frame = frame_of(tok, dataset)
-    doc_tok = HFDocTokenizer(tok, "llama2")
-    suffix = np.asarray(frame.suffix_ids, dtype=np.int32)
-    texts = rc.texts(dataset, budgets.REAL)
-    rng = random.Random(f"{SEED}-{dataset}-{order}")
-    texts = rng.sample(texts, min(n_docs, len(texts)))
-    docs_path = costs._write_docs(texts, tmp / f"{dataset}-{order}.parquet", dataset)
-
-    def seq(ids) -> np.ndarray:
-        return np.concatenate([np.asarray(ids, dtype=np.int32), suffix])
-
-    originals = [seq(e.ids) for e in doc_tok.documents(texts, frame.budget)]
+    sample = Sample(dataset, order, n_docs, tok, tmp)
+    frame, texts, docs_path, rng = sample.frame, sample.texts, sample.path, sample.rng
+    originals = sample.originals
     keep = valid_share(dataset, order)
     by_doc: dict[int, list[np.ndarray]] = defaultdict(list)
     for attributes in SUITES[order]:
@@ -114,9 +127,8 @@ def measure(dataset: str, order: str, n_docs: int, tok, tmp: Path, pairs: Path) 
             rows = [(row, text) for row, text in rows if rng.random() < keep]
         else:
             rows = list(rows)
-        encoded = doc_tok.documents([t for _, t in rows], frame.budget)
-        for (row, _), enc in zip(rows, encoded, strict=True):
-            by_doc[int(row["doc_id"][1:])].append(seq(enc.ids))
+        for (row, _), prompt in zip(rows, sample.prompts([t for _, t in rows]), strict=True):
+            by_doc[int(row["doc_id"][1:])].append(prompt)
     total = before = engine = tree = mutants = 0
     v_total = v_engine = v_tree = v_mutants = 0
     for d, seqs in by_doc.items():
@@ -172,18 +184,8 @@ def measure_documents(dataset: str, n_docs: int, tok, tmp: Path, pairs: Path) ->
     of the mutants' tokens computed: today's engine (a plan per suite, the original apart), a
     prefix tree per suite with the original's cache, the engine's plan over the whole document
     (original and every suite together), and a prefix tree over it (the floor of head reuse)."""
-    frame = frame_of(tok, dataset)
-    doc_tok = HFDocTokenizer(tok, "llama2")
-    suffix = np.asarray(frame.suffix_ids, dtype=np.int32)
-    texts = rc.texts(dataset, budgets.REAL)
-    rng = random.Random(f"{SEED}-{dataset}-documents")
-    texts = rng.sample(texts, min(n_docs, len(texts)))
-    docs_path = costs._write_docs(texts, tmp / f"{dataset}-documents.parquet", dataset)
-
-    def seq(ids) -> np.ndarray:
-        return np.concatenate([np.asarray(ids, dtype=np.int32), suffix])
-
-    originals = [seq(e.ids) for e in doc_tok.documents(texts, frame.budget)]
+    sample = Sample(dataset, "documents", n_docs, tok, tmp)
+    docs_path, rng, originals = sample.path, sample.rng, sample.originals
     orders = [o for o in SUITES if o != "triple" or dataset in TRIPLE_DATASETS]
     # draw -> document -> suite -> the valid sample's distinct mutant prompts
     drawn = [defaultdict(dict) for _ in range(DOCUMENT_DRAWS)]
@@ -195,9 +197,9 @@ def measure_documents(dataset: str, n_docs: int, tok, tmp: Path, pairs: Path) ->
             rows = list(mutant_texts(out, docs_path))
             for draw in drawn:
                 valid = [(r, t) for r, t in rows if rng.random() < valid_share(dataset, order)]
-                encoded = doc_tok.documents([t for _, t in valid], frame.budget)
-                for (row, _), enc in zip(valid, encoded, strict=True):
-                    d, prompt = int(row["doc_id"][1:]), seq(enc.ids)
+                prompts = sample.prompts([t for _, t in valid])
+                for (row, _), prompt in zip(valid, prompts, strict=True):
+                    d = int(row["doc_id"][1:])
                     if not np.array_equal(prompt, originals[d]):
                         draw[d].setdefault(attributes, {})[prompt.tobytes()] = prompt
     total = suite_engine = suite_tree = doc_engine = doc_tree = 0
@@ -215,7 +217,7 @@ def measure_documents(dataset: str, n_docs: int, tok, tmp: Path, pairs: Path) ->
             doc_tree += trie_tokens(whole) - len(original)
     share = lambda part: round(part / total, 4) if total else None  # noqa: E731
     return {
-        "documents": len(texts),
+        "documents": len(sample.texts),
         "mutant_tokens": total,
         "engine_per_suite": share(suite_engine),
         "tree_per_suite": share(suite_tree),

