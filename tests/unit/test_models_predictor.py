@@ -18,7 +18,7 @@ def _job(**changes) -> PredictJob:
         model="m", kind="llm", dataset="imdb", variant="p1_r2", meta_path=Path("meta.json"),
         cache_dir=Path("cache"), inference={"cache": False}, spec={"model": "x"},
         train_path=Path("train.parquet"), from_hub=False, track={"max_documents": 3},
-        prompts_dir=Path("prompts"),
+        prompts_dir=Path("prompts"), companions=({"mode": "sampled", "seed": 44},),
     )  # fmt: skip
     return dataclasses.replace(job, **changes)
 
@@ -37,6 +37,7 @@ def test_llm_job_reaches_the_predictor_unchanged(monkeypatch):
         "meta_path": Path("meta.json"), "train_path": Path("train.parquet"),
         "cache_dir": Path("cache"), "from_hub": False, "track": {"max_documents": 3},
         "prompts_dir": Path("prompts"), "cache": False,
+        "companions": ({"mode": "sampled", "seed": 44},),
     }  # fmt: skip
     load_predictor(_job(inference={}))
     assert seen["cache"] is True  # the persistent cache unless inference.cache says no
