@@ -138,10 +138,17 @@ def test_smollm2_sampled_runs_differ_and_their_rates_vary(tmp_path_factory, imdb
     assert _flips([greedy.parse(a).labels for a in base]) in (0.0, 25.0, 50.0, 75.0, 100.0)
 
 
-def test_runs_sharing_one_prefill_answer_as_each_run_alone(tiny, imdb, tmp_path):
+@pytest.mark.parametrize("in_place", [True, False], ids=["cropped", "copied"])
+def test_runs_sharing_one_prefill_answer_as_each_run_alone(tiny, imdb, tmp_path, monkeypatch,
+                                                           in_place):  # fmt: skip
     """RQ6.1's default run and its sampled repeats decode from one prefill per batch
     (``generate_runs``): each run's answers and log-probabilities equal that run alone (fp32),
-    and the prompts' tokens are computed once."""
+    and the prompts' tokens are computed once — with the cache cropped back after each run
+    (full attention) or copied per run (a cache that cannot be cropped back)."""
+    from hinter.models import chat_transformers
+
+    if not in_place:
+        monkeypatch.setattr(chat_transformers, "rewindable", lambda cache: False)
     greedy = _predictor(tiny, imdb, tmp_path)
     texts = io.read_parquet(imdb / "tested.parquet").column("text").to_pylist()[3:9]
     ids = [e.ids for e in greedy.engine.encode(texts)]
@@ -153,6 +160,8 @@ def test_runs_sharing_one_prefill_answer_as_each_run_alone(tiny, imdb, tmp_path)
     )
     runs = backend.generate_runs(greedy.frame, ids, ["own", sampled(44), sampled(45)])
     shared = sum(fed)
+    cache = backend._prefix_cache(tuple(greedy.frame.prefix_ids))
+    assert chat_transformers.rewindable(cache) is in_place  # a tiny Llama: full attention
     fed.clear()
     alone = [backend.generate(greedy.frame, ids)]
     for variant, seed in [("default-run2", 44), ("default-run3", 45)]:
@@ -201,3 +210,16 @@ def test_a_default_run_answers_its_sampled_repeats_into_their_caches(tiny, imdb,
     plain = _predictor(tiny, imdb, alone_dir)
     keys, plain_out = plain.engine.resolve(texts)
     assert [plain_out[k]["text"] for k in keys] == [greedy_out[k]["text"] for k in keys]
+
+
+def test_only_a_full_attention_cache_is_cropped_back_between_runs():
+    """A sliding-window layer drops its oldest states as a run decodes, so cropping it back
+    would not restore the prefill: such a cache is copied per run instead."""
+    from transformers import DynamicCache, LlamaConfig, MistralConfig
+
+    from hinter.models.chat_transformers import rewindable
+
+    shape = {"num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 2,
+             "num_key_value_heads": 2, "intermediate_size": 64}  # fmt: skip
+    assert rewindable(DynamicCache(config=LlamaConfig(**shape)))
+    assert not rewindable(DynamicCache(config=MistralConfig(sliding_window=8, **shape)))

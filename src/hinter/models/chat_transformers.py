@@ -19,7 +19,8 @@ each prompt from its own seeded stream (:mod:`hinter.models.sampling`). Several 
 the same prompts (RQ6.1's default run and its sampled repeats, :meth:`generate_runs`) share
 one prefill: each batch's prompts are computed up to their last token once, and every decoding
 continues from that cache, cropped back to it after each run (no copy: a batch's cache at full
-legal context is tens of GB on a 7B model). Each generated token's log-probability comes from
+legal context is tens of GB on a 7B model; a sliding-window cache, which cannot be cropped back,
+is copied per run instead). Each generated token's log-probability comes from
 the raw logits.
 bf16 on GPU, float32 on CPU; ``trust_remote_code=False``; safetensors only.
 """
@@ -43,6 +44,16 @@ from hinter.models.stage import padded_batches
 from hinter.progress import Progress
 
 log = logging.getLogger(__name__)
+
+
+def rewindable(cache) -> bool:
+    """Whether cropping ``cache`` back restores it exactly: every layer a plain full-attention
+    :class:`~transformers.cache_utils.DynamicLayer` (a sliding-window layer drops its oldest
+    states as it grows, so a decoded run cannot be undone; such caches are copied per run)."""
+    from transformers.cache_utils import DynamicLayer
+
+    layers = getattr(cache, "layers", None)
+    return bool(layers) and all(type(layer) is DynamicLayer for layer in layers)
 
 
 class TransformersChat:
@@ -261,12 +272,15 @@ class TransformersChat:
             if shared:  # every decoding continues from the rests' one prefill
                 self._prefill(ids, mask, rows_cache, p + hw)
                 kept = rows_cache.get_seq_length()
+            in_place = shared and rewindable(rows_cache)
             for run, decoding in enumerate(decodings):
+                last = run == len(decodings) - 1
+                run_cache = rows_cache if in_place or last else copy.deepcopy(rows_cache)
                 with torch.inference_mode():
                     result = model.generate(
                         input_ids=ids.to(model.device),
                         attention_mask=mask.to(model.device),
-                        past_key_values=rows_cache,
+                        past_key_values=run_cache,
                         generation_config=config,
                         logits_processor=self._sampler([docs[i] for i in rows], start, decoding),
                     )
@@ -275,8 +289,9 @@ class TransformersChat:
                 logits = [step.float().cpu() for step in result.logits]
                 for r, i in enumerate(rows):
                     out[run][i] = self._record(new[r], [step[r] for step in logits], config)
-                if shared:  # back to the prefill, in place: no second copy of a batch's cache
+                if in_place:  # back to the prefill: no second copy of a batch's cache
                     rows_cache.crop(kept - rows_cache.get_seq_length())
+                del run_cache, result
             self.computed_tokens += sum(len(r) for r in rests)
             progress.update(len(rows))
 
