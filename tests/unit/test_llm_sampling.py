@@ -158,7 +158,7 @@ def test_runs_sharing_one_prefill_answer_as_each_run_alone(tiny, imdb, tmp_path,
     backend.model.register_forward_pre_hook(
         lambda _m, _a, kw: fed.append(kw["input_ids"].numel()), with_kwargs=True
     )
-    runs = backend.generate_runs(greedy.frame, ids, ["own", sampled(44), sampled(45)])
+    runs = backend.generate_runs(greedy.frame, ids, [None, sampled(44), sampled(45)])
     shared = sum(fed)
     cache = backend._prefix_cache(tuple(greedy.frame.prefix_ids))
     assert chat_transformers.rewindable(cache) is in_place  # a tiny Llama: full attention

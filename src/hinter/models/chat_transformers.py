@@ -106,17 +106,18 @@ class TransformersChat:
     def identity(self) -> str:
         return identity_of(self.source)
 
-    def settings(self, decoding: Any = "own") -> dict[str, Any]:
-        """The generation settings a cache fingerprint records: this backend's decoding, or
-        ``decoding`` (None: greedy) for a run that shares its prefill (:meth:`generate_runs`)."""
-        decoding = self.decoding if decoding == "own" else decoding
+    def settings(self) -> dict[str, Any]:
+        return self.settings_for(self.decoding)
+
+    def settings_for(self, decoding: dict | None) -> dict[str, Any]:
+        """The generation settings a cache fingerprint records for ``decoding`` (None: greedy),
+        this backend's or a run's that shares its prefill (:meth:`generate_runs`)."""
         if decoding is not None:  # its seed keeps each run's cache entries apart
             return {"dtype": self.dtype, "do_sample": True, **decoding}
         return {"dtype": self.dtype, "do_sample": False, "num_beams": 1}
 
-    def _sampler(self, docs: Sequence[Any], start: int, decoding: Any = "own") -> list:
+    def _sampler(self, docs: Sequence[Any], start: int, decoding: dict | None) -> list:
         """The logits processors of one generate call: none for greedy decoding."""
-        decoding = self.decoding if decoding == "own" else decoding
         if decoding is None:
             return []
         seed = decoding["seed"]
@@ -181,14 +182,14 @@ class TransformersChat:
     def generate(self, frame: ChatFrame, docs: Sequence[np.ndarray], texts=None) -> list[dict]:
         """Answers for documents (their visible ids), reusing the prefix's KV cache and each
         document group's shared head (:mod:`hinter.models.prefix_plan`)."""
-        return self.generate_runs(frame, docs, ["own"])[0]
+        return self.generate_runs(frame, docs, [self.decoding])[0]
 
     def generate_runs(
-        self, frame: ChatFrame, docs: Sequence[np.ndarray], decodings: Sequence[Any]
+        self, frame: ChatFrame, docs: Sequence[np.ndarray], decodings: Sequence[dict | None]
     ) -> list[list[dict]]:
-        """The answers of each decoding in ``decodings`` ("own": this backend's; None: greedy;
-        a sampled decoding's settings) for the same documents, every prompt prefilled once:
-        each decoding's answers equal those of a backend with that decoding alone."""
+        """The answers of each decoding in ``decodings`` (None: greedy; else a sampled
+        decoding's settings) for the same documents, every prompt prefilled once: each
+        decoding's answers equal those of a backend with that decoding alone."""
         suffix = list(frame.suffix_ids)
         seqs = [np.asarray([*map(int, d), *suffix], dtype=np.int64) for d in docs]
         groups = shared_heads(seqs, self.min_head)
@@ -330,7 +331,7 @@ class TransformersChat:
                     input_ids=ids,
                     attention_mask=torch.ones_like(ids),
                     generation_config=config,
-                    logits_processor=self._sampler([doc], ids.shape[1]),
+                    logits_processor=self._sampler([doc], ids.shape[1], self.decoding),
                 )
             self.calls += 1
             new = result.sequences[0, ids.shape[1] :].cpu()

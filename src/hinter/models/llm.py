@@ -173,7 +173,7 @@ class LLMEngine(BaseEngine):
         keys = list(sequences)
         docs = [sequences[k] for k in keys]
         if self.companions:
-            decodings = ["own", *(d for d, _ in self.companions)]
+            decodings = [self.backend.decoding, *(d for d, _ in self.companions)]
             generations, *others = self.backend.generate_runs(self.frame, docs, decodings)
             for kept, answers in zip(self._companion_outputs, others, strict=True):
                 kept.update((k, g) for k, g in zip(keys, answers, strict=True) if g is not None)
@@ -276,7 +276,7 @@ class LLMPredictor:
         shared = []
         if cache and companions and hasattr(self.backend, "generate_runs"):
             for decoding in companions:
-                theirs = {**settings, "generation": self.backend.settings(dict(decoding))}
+                theirs = {**settings, "generation": self.backend.settings_for(dict(decoding))}
                 their_cache = PredictionCache(cache_dir, fingerprint_of(theirs), codec=codec)
                 shared.append((dict(decoding), their_cache))
         self.engine = LLMEngine(self.backend, self.prompt, self.frame, store, companions=shared)
